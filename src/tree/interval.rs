@@ -1,0 +1,354 @@
+//! The interval tree of interval_tree_generic.h (plus `insert_after` from mm/interval_tree.c)
+//! on top of [`super::rbtree`]: node key = START, augmented value `subtree_last` = the largest
+//! LAST in the subtree. Keys are read through [`IntervalKeys`] at the moment of use, and every
+//! key-driven descent can check each node it passes for a stale position (`stale-descent`).
+
+use super::rbtree::{self, Augment, Side};
+use super::types::{IntervalKeys, NodeId, RbRoot, StaleDescent, TreeError, TreeObs};
+
+/// The `RB_DECLARE_CALLBACKS_MAX` callbacks for `subtree_last`.
+pub struct IntervalAugment<'a, K: ?Sized> {
+    pub keys: &'a K,
+}
+
+impl<K: IntervalKeys + ?Sized> IntervalAugment<'_, K> {
+    /// The `compute_max` helper: recompute `n`'s value; with `exit`, report `true` (and write
+    /// nothing) when the stored value is already right.
+    fn compute_max(&self, t: &mut RbRoot, n: NodeId, exit: bool, obs: &mut TreeObs) -> bool {
+        obs.stats.augment_computes += 1;
+        let mut max = self.keys.last(n);
+        if let Some(l) = t.left_of(n) {
+            max = max.max(t.subtree_last_of(l));
+        }
+        if let Some(r) = t.right_of(n) {
+            max = max.max(t.subtree_last_of(r));
+        }
+        let Some(rec) = t.node_mut(n) else {
+            return true;
+        };
+        if exit && rec.subtree_last == max {
+            return true;
+        }
+        rec.subtree_last = max;
+        false
+    }
+}
+
+impl<K: IntervalKeys + ?Sized> Augment for IntervalAugment<'_, K> {
+    fn propagate(
+        &self,
+        t: &mut RbRoot,
+        node: Option<NodeId>,
+        stop: Option<NodeId>,
+        obs: &mut TreeObs,
+    ) {
+        let mut rb = node;
+        while rb != stop {
+            let Some(n) = rb else { break };
+            if self.compute_max(t, n, true, obs) {
+                break;
+            }
+            rb = t.parent_of(n);
+        }
+    }
+
+    fn copy(&self, t: &mut RbRoot, old: NodeId, new: NodeId) {
+        let v = t.subtree_last_of(old);
+        if let Some(rec) = t.node_mut(new) {
+            rec.subtree_last = v;
+        }
+    }
+
+    fn rotate(&self, t: &mut RbRoot, old: NodeId, new: NodeId, obs: &mut TreeObs) {
+        let v = t.subtree_last_of(old);
+        if let Some(rec) = t.node_mut(new) {
+            rec.subtree_last = v;
+        }
+        self.compute_max(t, old, false, obs);
+    }
+}
+
+/// Per-operation stale-descent checker: each node is examined once per operation.
+struct StaleCheck {
+    op: &'static str,
+    seen: Vec<NodeId>,
+}
+
+impl StaleCheck {
+    fn new(op: &'static str) -> Self {
+        StaleCheck {
+            op,
+            seen: Vec::new(),
+        }
+    }
+
+    fn visit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
+        obs.stats.visits += 1;
+        if !obs.check_stale || self.seen.contains(&n) {
+            return;
+        }
+        self.seen.push(n);
+        let start = k.start(n);
+        let pred = rbtree::prev(t, n).map(|p| (p, k.start(p)));
+        let succ = rbtree::next(t, n).map(|s| (s, k.start(s)));
+        let before_pred = pred.is_some_and(|(_, ps)| start < ps);
+        let after_succ = succ.is_some_and(|(_, ss)| start > ss);
+        if before_pred || after_succ {
+            obs.stale.push(StaleDescent {
+                op: self.op,
+                node: n,
+                start,
+                pred,
+                succ,
+            });
+        }
+    }
+}
+
+/// Insert `n` by key descent (ties go right), raising `subtree_last` along the path, then
+/// rebalance with the augmented insert fixup.
+pub fn insert(
+    t: &mut RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    obs: &mut TreeObs,
+) -> Result<(), TreeError> {
+    if t.contains(n) {
+        return Err(TreeError::AlreadyInTree(n));
+    }
+    let start = k.start(n);
+    let last = k.last(n);
+    let mut check = StaleCheck::new("insert");
+    let mut parent = None;
+    let mut side = Side::Left;
+    let mut cur = t.root;
+    while let Some(p) = cur {
+        check.visit(t, k, p, obs);
+        if let Some(rec) = t.node_mut(p) {
+            if rec.subtree_last < last {
+                rec.subtree_last = last;
+            }
+        }
+        parent = Some(p);
+        if start < k.start(p) {
+            side = Side::Left;
+            cur = t.left_of(p);
+        } else {
+            side = Side::Right;
+            cur = t.right_of(p);
+        }
+    }
+    rbtree::link_node(t, n, parent, side, last);
+    rbtree::insert_color(t, n, &IntervalAugment { keys: k }, obs);
+    Ok(())
+}
+
+/// Insert `n` as the in-order successor of `prev` without comparing keys (fork's
+/// `vma_interval_tree_insert_after`). As in the kernel, `subtree_last` is raised only on the
+/// path below `prev` (its right child and that child's left spine), not on `prev` or above:
+/// the kernel relies on `n` having the same interval as `prev`.
+pub fn insert_after(
+    t: &mut RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    prev: NodeId,
+    obs: &mut TreeObs,
+) -> Result<(), TreeError> {
+    if t.contains(n) {
+        return Err(TreeError::AlreadyInTree(n));
+    }
+    if !t.contains(prev) {
+        return Err(TreeError::PrevNotInTree(prev));
+    }
+    let last = k.last(n);
+    let (parent, side) = match t.right_of(prev) {
+        None => (prev, Side::Right),
+        Some(mut p) => {
+            loop {
+                obs.stats.visits += 1;
+                if let Some(rec) = t.node_mut(p) {
+                    if rec.subtree_last < last {
+                        rec.subtree_last = last;
+                    }
+                }
+                match t.left_of(p) {
+                    Some(l) => p = l,
+                    None => break,
+                }
+            }
+            (p, Side::Left)
+        }
+    };
+    rbtree::link_node(t, n, Some(parent), side, last);
+    rbtree::insert_color(t, n, &IntervalAugment { keys: k }, obs);
+    Ok(())
+}
+
+/// Erase `n` (`rb_erase_augmented` with the interval callbacks).
+pub fn remove(
+    t: &mut RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    obs: &mut TreeObs,
+) -> Result<(), TreeError> {
+    if !t.contains(n) {
+        return Err(TreeError::NotInTree(n));
+    }
+    rbtree::erase(t, n, &IntervalAugment { keys: k }, obs);
+    Ok(())
+}
+
+/// The augment `propagate(n, NULL)`: recompute `subtree_last` from `n` upwards, stopping as
+/// soon as a value is unchanged.
+pub fn propagate(
+    t: &mut RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    obs: &mut TreeObs,
+) -> Result<(), TreeError> {
+    if !t.contains(n) {
+        return Err(TreeError::NotInTree(n));
+    }
+    IntervalAugment { keys: k }.propagate(t, Some(n), None, obs);
+    Ok(())
+}
+
+/// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
+/// `start <= subtree_last(node)`.
+fn subtree_search(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    node: NodeId,
+    start: u64,
+    last: u64,
+    obs: &mut TreeObs,
+    check: &mut StaleCheck,
+) -> Option<NodeId> {
+    let mut node = node;
+    loop {
+        check.visit(t, k, node, obs);
+        if let Some(l) = t.left_of(node) {
+            if start <= t.subtree_last_of(l) {
+                // Some node on the left reaches start: the leftmost such one is the only
+                // candidate.
+                node = l;
+                continue;
+            }
+        }
+        if k.start(node) <= last {
+            if start <= k.last(node) {
+                return Some(node);
+            }
+            if let Some(r) = t.right_of(node) {
+                node = r;
+                if start <= t.subtree_last_of(node) {
+                    continue;
+                }
+            }
+        }
+        return None;
+    }
+}
+
+fn iter_first_with(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    first: u64,
+    last: u64,
+    obs: &mut TreeObs,
+    check: &mut StaleCheck,
+) -> Option<NodeId> {
+    let root = t.root?;
+    if t.subtree_last_of(root) < first {
+        return None;
+    }
+    // The kernel keeps the leftmost node cached (rb_root_cached); we find it structurally,
+    // which is the same node, and do not count it as visits.
+    let leftmost = rbtree::first(t)?;
+    if k.start(leftmost) > last {
+        return None;
+    }
+    subtree_search(t, k, root, first, last, obs, check)
+}
+
+fn iter_next_with(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    first: u64,
+    last: u64,
+    obs: &mut TreeObs,
+    check: &mut StaleCheck,
+) -> Option<NodeId> {
+    let mut node = n;
+    let mut rb = t.right_of(node);
+    loop {
+        // Invariant: start(node) <= last and rb is node's right child.
+        if let Some(r) = rb {
+            if first <= t.subtree_last_of(r) {
+                return subtree_search(t, k, r, first, last, obs, check);
+            }
+        }
+        // Climb until we arrive from a left child.
+        loop {
+            let p = t.parent_of(node)?;
+            let from = node;
+            node = p;
+            rb = t.right_of(node);
+            if rb != Some(from) {
+                break;
+            }
+        }
+        check.visit(t, k, node, obs);
+        if last < k.start(node) {
+            return None;
+        } else if first <= k.last(node) {
+            return Some(node);
+        }
+    }
+}
+
+/// The leftmost node overlapping [first, last].
+pub fn iter_first(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    first: u64,
+    last: u64,
+    obs: &mut TreeObs,
+) -> Option<NodeId> {
+    iter_first_with(t, k, first, last, obs, &mut StaleCheck::new("query"))
+}
+
+/// The next node after `n` (in order) overlapping [first, last].
+pub fn iter_next(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    n: NodeId,
+    first: u64,
+    last: u64,
+    obs: &mut TreeObs,
+) -> Option<NodeId> {
+    iter_next_with(t, k, n, first, last, obs, &mut StaleCheck::new("query"))
+}
+
+/// All nodes overlapping [first, last], in tree order (iter_first then iter_next); each
+/// node is checked for staleness at most once for the whole query.
+pub fn query(
+    t: &RbRoot,
+    k: &impl IntervalKeys,
+    first: u64,
+    last: u64,
+    obs: &mut TreeObs,
+) -> Vec<NodeId> {
+    let mut check = StaleCheck::new("query");
+    let mut out = Vec::new();
+    let mut cur = iter_first_with(t, k, first, last, obs, &mut check);
+    while let Some(n) = cur {
+        out.push(n);
+        if out.len() > t.len() {
+            break; // only reachable in a corrupted tree
+        }
+        cur = iter_next_with(t, k, n, first, last, obs, &mut check);
+    }
+    out
+}

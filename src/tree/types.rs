@@ -1,0 +1,272 @@
+//! Core data types of the tree module: the per-id node arena ([`RbRoot`]), node records,
+//! the key-reading trait, the work/stale-descent observer and the precondition errors.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// Id of the object that embeds a tree node (a VMA id or an AVC id).
+pub type NodeId = u32;
+
+/// Node colour, as `RB_RED` / `RB_BLACK`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    Red,
+    Black,
+}
+
+/// The rb links, colour and augmented value of one node (`struct rb_node` plus
+/// `rb_subtree_last`). The key is deliberately absent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RbNode {
+    pub parent: Option<NodeId>,
+    pub left: Option<NodeId>,
+    pub right: Option<NodeId>,
+    pub color: Color,
+    pub subtree_last: u64,
+}
+
+impl RbNode {
+    /// A detached red node with the given augmented value (what `rb_link_node` starts from).
+    pub fn new_red(subtree_last: u64) -> Self {
+        RbNode {
+            parent: None,
+            left: None,
+            right: None,
+            color: Color::Red,
+            subtree_last,
+        }
+    }
+}
+
+/// One tree (the kernel's `rb_root`; the leftmost cache of `rb_root_cached` is recomputed on
+/// demand). A node is a member exactly when its arena slot holds `Some`.
+#[derive(Clone, Debug, Default)]
+pub struct RbRoot {
+    pub(crate) root: Option<NodeId>,
+    pub(crate) nodes: Vec<Option<RbNode>>,
+    pub(crate) count: usize,
+}
+
+impl RbRoot {
+    /// Trimmed view of the arena: trailing empty slots do not take part in equality or hashing.
+    fn significant(&self) -> &[Option<RbNode>] {
+        let end = self
+            .nodes
+            .iter()
+            .rposition(|n| n.is_some())
+            .map_or(0, |i| i + 1);
+        &self.nodes[..end]
+    }
+}
+
+impl PartialEq for RbRoot {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.significant() == other.significant()
+    }
+}
+
+impl Eq for RbRoot {}
+
+impl Hash for RbRoot {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.root.hash(state);
+        self.significant().hash(state);
+    }
+}
+
+impl RbRoot {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn root(&self) -> Option<NodeId> {
+        self.root
+    }
+
+    /// Whether `n` is linked in this tree.
+    pub fn contains(&self, n: NodeId) -> bool {
+        self.node(n).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn node(&self, n: NodeId) -> Option<&RbNode> {
+        self.nodes.get(n as usize).and_then(|s| s.as_ref())
+    }
+
+    /// Mutable access to a member's node record (used by corruption tests).
+    pub fn node_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
+        self.nodes.get_mut(n as usize).and_then(|s| s.as_mut())
+    }
+
+    /// Overwrite the root pointer (tests only; no checking).
+    pub fn set_root(&mut self, r: Option<NodeId>) {
+        self.root = r;
+    }
+
+    /// Ids of all member nodes in ascending id order (arena order, not tree order).
+    pub fn members(&self) -> Vec<NodeId> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| i as NodeId)
+            .collect()
+    }
+
+    /// In-order node ids, following links from the root. Robust against corrupted links: a node
+    /// reached twice (a cycle) is not followed again.
+    pub fn inorder(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.count);
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<NodeId> = Vec::new();
+        let mut cur = self.root;
+        loop {
+            while let Some(c) = cur {
+                let Some(node) = self.node(c) else { break };
+                if seen[c as usize] {
+                    break;
+                }
+                seen[c as usize] = true;
+                stack.push(c);
+                cur = node.left;
+            }
+            let Some(top) = stack.pop() else { break };
+            out.push(top);
+            cur = self.node(top).and_then(|n| n.right);
+        }
+        out
+    }
+
+    /// Insert a fresh node record for `n` (growing the arena on demand).
+    pub(crate) fn alloc(&mut self, n: NodeId, node: RbNode) {
+        let i = n as usize;
+        if self.nodes.len() <= i {
+            self.nodes.resize(i + 1, None);
+        }
+        if self.nodes[i].is_none() {
+            self.count += 1;
+        }
+        self.nodes[i] = Some(node);
+    }
+
+    /// Drop the record of `n` after it has been unlinked.
+    pub(crate) fn free(&mut self, n: NodeId) {
+        if let Some(slot) = self.nodes.get_mut(n as usize) {
+            if slot.take().is_some() {
+                self.count -= 1;
+            }
+        }
+    }
+}
+
+/// How START and LAST of a node are read at the moment of use (file tree: the VMA's vm_pgoff
+/// and vm_pgoff + pages - 1; anon tree: the AVC's VMA's values).
+pub trait IntervalKeys {
+    fn start(&self, n: NodeId) -> u64;
+    fn last(&self, n: NodeId) -> u64;
+}
+
+impl<K: IntervalKeys + ?Sized> IntervalKeys for &K {
+    fn start(&self, n: NodeId) -> u64 {
+        (**self).start(n)
+    }
+    fn last(&self, n: NodeId) -> u64 {
+        (**self).last(n)
+    }
+}
+
+/// A plain table of intervals indexed by id: `keys[id] = (start, last)`; missing ids read 0.
+impl IntervalKeys for Vec<(u64, u64)> {
+    fn start(&self, n: NodeId) -> u64 {
+        self.get(n as usize).map_or(0, |k| k.0)
+    }
+    fn last(&self, n: NodeId) -> u64 {
+        self.get(n as usize).map_or(0, |k| k.1)
+    }
+}
+
+/// Work counters, used to compare the cost of critical sections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeStats {
+    /// Nodes stepped onto by descents, searches and the erase successor walk.
+    pub visits: u64,
+    /// Single rotations performed by insert and erase rebalancing.
+    pub rotations: u64,
+    /// Augmented-value recomputations (in `rotate` and `propagate` callbacks).
+    pub augment_computes: u64,
+}
+
+/// A key-driven descent passed a node whose current start does not fit between its in-order
+/// neighbours' starts (the `stale-descent` invariant).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaleDescent {
+    /// `"insert"` or `"query"`.
+    pub op: &'static str,
+    pub node: NodeId,
+    pub start: u64,
+    pub pred: Option<(NodeId, u64)>,
+    pub succ: Option<(NodeId, u64)>,
+}
+
+impl fmt::Display for StaleDescent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "stale-descent: {} passed n{} (start {})",
+            self.op, self.node, self.start
+        )?;
+        match self.pred {
+            Some((p, s)) => write!(f, " after n{p} (start {s})")?,
+            None => write!(f, " with no predecessor")?,
+        }
+        match self.succ {
+            Some((p, s)) => write!(f, " before n{p} (start {s})"),
+            None => write!(f, " with no successor"),
+        }
+    }
+}
+
+/// Observer passed to every operation: counts work and collects stale-descent reports.
+#[derive(Clone, Debug, Default)]
+pub struct TreeObs {
+    pub stats: TreeStats,
+    pub stale: Vec<StaleDescent>,
+    pub check_stale: bool,
+}
+
+impl TreeObs {
+    /// An observer with stale-descent checking switched on.
+    pub fn checking() -> Self {
+        TreeObs {
+            check_stale: true,
+            ..Default::default()
+        }
+    }
+}
+
+/// Precondition violations; the tree is left unchanged when one is returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TreeError {
+    AlreadyInTree(NodeId),
+    NotInTree(NodeId),
+    PrevNotInTree(NodeId),
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeError::AlreadyInTree(n) => write!(f, "node n{n} is already in the tree"),
+            TreeError::NotInTree(n) => write!(f, "node n{n} is not in the tree"),
+            TreeError::PrevNotInTree(n) => write!(f, "prev node n{n} is not in the tree"),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}

@@ -1,0 +1,178 @@
+//! Structural validators for an interval rbtree, returning named violations: `rb-shape`,
+//! `tree-order` (on the keys as they are now) and `augment`.
+
+use std::fmt;
+
+use super::types::{Color, IntervalKeys, NodeId, RbRoot};
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TreeViolation {
+    /// Colours, black height, parent links, reachability.
+    RbShape { node: Option<NodeId>, what: String },
+    /// In-order starts must not decrease; `node` comes right after `prev` in order.
+    TreeOrder {
+        node: NodeId,
+        start: u64,
+        prev: NodeId,
+        prev_start: u64,
+    },
+    /// `subtree_last` differs from max(last(node), children's subtree_last).
+    Augment {
+        node: NodeId,
+        stored: u64,
+        expected: u64,
+    },
+}
+
+impl TreeViolation {
+    /// The stable invariant name a trace cites.
+    pub fn invariant(&self) -> &'static str {
+        match self {
+            TreeViolation::RbShape { .. } => "rb-shape",
+            TreeViolation::TreeOrder { .. } => "tree-order",
+            TreeViolation::Augment { .. } => "augment",
+        }
+    }
+}
+
+impl fmt::Display for TreeViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreeViolation::RbShape {
+                node: Some(n),
+                what,
+            } => write!(f, "rb-shape: n{n}: {what}"),
+            TreeViolation::RbShape { node: None, what } => write!(f, "rb-shape: {what}"),
+            TreeViolation::TreeOrder {
+                node,
+                start,
+                prev,
+                prev_start,
+            } => write!(
+                f,
+                "tree-order: n{node} (start {start}) follows n{prev} (start {prev_start})"
+            ),
+            TreeViolation::Augment {
+                node,
+                stored,
+                expected,
+            } => write!(
+                f,
+                "augment: n{node} has subtree_last {stored}, expected {expected}"
+            ),
+        }
+    }
+}
+
+/// Check every invariant of the tree against the keys as they are now.
+pub fn validate(t: &RbRoot, k: &impl IntervalKeys) -> Vec<TreeViolation> {
+    let mut out = Vec::new();
+    let shape = |node: Option<NodeId>, what: String| TreeViolation::RbShape { node, what };
+
+    if let Some(r) = t.root {
+        match t.node(r) {
+            None => out.push(shape(None, format!("root n{r} is not a member"))),
+            Some(rec) => {
+                if rec.color == Color::Red {
+                    out.push(shape(Some(r), "root is red".into()));
+                }
+                if rec.parent.is_some() {
+                    out.push(shape(Some(r), "root has a parent".into()));
+                }
+            }
+        }
+    }
+
+    // Depth-first walk over child links, post-order black heights, cycle-safe.
+    let mut reached = vec![false; t.nodes.len()];
+    let mut order: Vec<NodeId> = Vec::new();
+    // (node, expanded?)
+    let mut stack: Vec<(NodeId, bool)> = Vec::new();
+    let mut bh: Vec<u32> = vec![0; t.nodes.len()];
+    if let Some(r) = t.root.filter(|&r| t.contains(r)) {
+        reached[r as usize] = true;
+        stack.push((r, false));
+    }
+    while let Some((n, expanded)) = stack.pop() {
+        let Some(rec) = t.node(n) else { continue };
+        if !expanded {
+            stack.push((n, true));
+            for c in [rec.right, rec.left].into_iter().flatten() {
+                let Some(crec) = t.node(c) else {
+                    out.push(shape(Some(n), format!("child n{c} is not a member")));
+                    continue;
+                };
+                if reached[c as usize] {
+                    out.push(shape(
+                        Some(c),
+                        "reached twice (cycle or shared child)".into(),
+                    ));
+                    continue;
+                }
+                reached[c as usize] = true;
+                if crec.parent != Some(n) {
+                    out.push(shape(
+                        Some(c),
+                        format!(
+                            "parent link is {} but n{n} is its parent",
+                            crec.parent.map_or("none".to_string(), |p| format!("n{p}"))
+                        ),
+                    ));
+                }
+                if rec.color == Color::Red && crec.color == Color::Red {
+                    out.push(shape(Some(c), format!("red child of red n{n}")));
+                }
+                stack.push((c, false));
+            }
+        } else {
+            order.push(n);
+            let h = |c: Option<NodeId>| {
+                c.filter(|&c| t.contains(c) && reached[c as usize])
+                    .map_or(0, |c| bh[c as usize])
+            };
+            let (lh, rh) = (h(rec.left), h(rec.right));
+            if lh != rh {
+                out.push(shape(
+                    Some(n),
+                    format!("black height {lh} on the left, {rh} on the right"),
+                ));
+            }
+            bh[n as usize] = lh.max(rh) + u32::from(rec.color == Color::Black);
+
+            let mut expected = k.last(n);
+            for c in [rec.left, rec.right].into_iter().flatten() {
+                if let Some(crec) = t.node(c) {
+                    expected = expected.max(crec.subtree_last);
+                }
+            }
+            if rec.subtree_last != expected {
+                out.push(TreeViolation::Augment {
+                    node: n,
+                    stored: rec.subtree_last,
+                    expected,
+                });
+            }
+        }
+    }
+    for m in t.members() {
+        if !reached[m as usize] {
+            out.push(shape(Some(m), "not reachable from the root".into()));
+        }
+    }
+
+    let inorder = t.inorder();
+    for w in inorder.windows(2) {
+        let (p, n) = (w[0], w[1]);
+        let (ps, ns) = (k.start(p), k.start(n));
+        if ns < ps {
+            out.push(TreeViolation::TreeOrder {
+                node: n,
+                start: ns,
+                prev: p,
+                prev_start: ps,
+            });
+        }
+    }
+    out
+}
