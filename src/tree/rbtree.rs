@@ -321,7 +321,7 @@ fn erase_augmented(
         rebalance = None;
         from = parent;
     } else {
-        let Some(child) = child else { return None };
+        let child = child?;
         let mut successor = child;
         let parent;
         let child2;
