@@ -1,5 +1,8 @@
 //! The `rmapcheck` command line.
 
+use std::io::Read;
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -17,14 +20,77 @@ struct Cli {
 enum Cmd {
     /// Check models (not yet implemented: placeholder).
     Check,
+    /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
+    /// print, validate) and print the results and the final tree.
+    Tree {
+        /// Op-list file; standard input when absent or `-`.
+        file: Option<PathBuf>,
+    },
+    /// Measure erase+insert throughput of the interval tree against a BTreeMap.
+    BenchTree {
+        /// Number of nodes in the tree.
+        #[arg(long, default_value_t = 10_000)]
+        nodes: usize,
+        /// Erase-and-reinsert rounds (each round is one erase and one insert).
+        #[arg(long, default_value_t = 200_000)]
+        rounds: u64,
+    },
+}
+
+fn cmd_tree(file: Option<PathBuf>) -> i32 {
+    let (name, src) = match file {
+        Some(p) if p.as_os_str() != "-" => match std::fs::read_to_string(&p) {
+            Ok(s) => (p.display().to_string(), s),
+            Err(e) => {
+                eprintln!("rmapcheck tree: cannot read {}: {e}", p.display());
+                return 2;
+            }
+        },
+        _ => {
+            let mut s = String::new();
+            if let Err(e) = std::io::stdin().read_to_string(&mut s) {
+                eprintln!("rmapcheck tree: cannot read standard input: {e}");
+                return 2;
+            }
+            ("<stdin>".to_string(), s)
+        }
+    };
+    let r = rmapcheck::tree::ops::run_ops(&name, &src);
+    print!("{}", r.stdout);
+    eprint!("{}", r.stderr);
+    r.status
+}
+
+fn cmd_bench_tree(nodes: usize, rounds: u64) -> i32 {
+    if nodes == 0 || nodes > u32::MAX as usize {
+        eprintln!(
+            "rmapcheck bench-tree: --nodes must be between 1 and {}",
+            u32::MAX
+        );
+        return 2;
+    }
+    let r = rmapcheck::tree::bench::bench_tree(nodes, rounds);
+    println!(
+        "bench-tree: {} nodes, {} rounds of erase + insert ({} ops)",
+        r.nodes,
+        r.rounds,
+        2 * r.rounds
+    );
+    println!("  interval rbtree: {:>12.0} ops/s", r.tree_ops_per_s);
+    println!("  BTreeMap:        {:>12.0} ops/s", r.btree_ops_per_s);
+    println!("  ratio (rbtree / BTreeMap): {:.2}", r.ratio);
+    0
 }
 
 fn main() {
     let cli = Cli::parse();
-    match cli.cmd {
+    let code = match cli.cmd {
         Cmd::Check => {
             eprintln!("rmapcheck check: not implemented yet");
-            std::process::exit(2);
+            2
         }
-    }
+        Cmd::Tree { file } => cmd_tree(file),
+        Cmd::BenchTree { nodes, rounds } => cmd_bench_tree(nodes, rounds),
+    };
+    std::process::exit(code);
 }
