@@ -270,3 +270,57 @@ impl fmt::Display for TreeError {
 }
 
 impl std::error::Error for TreeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::hash_map::DefaultHasher;
+
+    fn hash(t: &RbRoot) -> u64 {
+        let mut h = DefaultHasher::new();
+        t.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn equality_and_hash_ignore_trailing_empty_slots() {
+        let mut a = RbRoot::new();
+        a.alloc(0, RbNode::new_red(5));
+        a.set_root(Some(0));
+        let mut b = a.clone();
+        b.alloc(9, RbNode::new_red(1));
+        b.free(9);
+        assert_eq!(b.nodes.len(), 10);
+        assert_eq!(a, b);
+        assert_eq!(hash(&a), hash(&b));
+        assert_eq!(b.len(), 1);
+        // A differing record is not equal.
+        b.node_mut(0).unwrap().subtree_last = 6;
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn membership_and_lookups_out_of_range() {
+        let mut t = RbRoot::new();
+        assert!(t.is_empty() && !t.contains(3) && t.node(u32::MAX).is_none());
+        assert!(t.node_mut(7).is_none());
+        t.alloc(3, RbNode::new_red(0));
+        assert!(t.contains(3) && !t.contains(2));
+        assert_eq!(t.members(), vec![3]);
+        t.free(3);
+        t.free(3);
+        assert_eq!(t.len(), 0);
+    }
+
+    #[test]
+    fn error_messages() {
+        assert_eq!(
+            TreeError::AlreadyInTree(2).to_string(),
+            "node n2 is already in the tree"
+        );
+        assert_eq!(
+            TreeError::PrevNotInTree(4).to_string(),
+            "prev node n4 is not in the tree"
+        );
+    }
+}
