@@ -1,1 +1,203 @@
-//! Kernel objects (mm, VMA, address_space, anon_vma, anon_vma_chain) in arenas with small ids.
+//! Kernel objects (mm, VMA, file, address_space, anon_vma, anon_vma_chain) in arenas with small
+//! integer ids, the rmap trees they sit in, and the locks guarding them. A `World` is a search
+//! state: cheap to clone, compared and hashed on kernel state only (the per-step scratch record of
+//! violations and tree work is excluded).
+
+pub mod builtins;
+pub mod keys;
+pub mod locks;
+pub mod objects;
+pub mod render;
+pub mod scenario;
+pub mod schema;
+
+pub use keys::{AnonKeys, FileKeys};
+pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};
+pub use schema::schema;
+
+use crate::tree::TreeStats;
+use std::hash::{Hash, Hasher};
+
+/// A violation a builtin noticed while acting on the world (tree preconditions, stale-descent,
+/// lock discipline). The checker turns these into reported violations at the step that raised them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldViolation {
+    /// Stable invariant name (`stale-descent`, `tree-precondition`, `lock-discipline`, ...).
+    pub invariant: &'static str,
+    pub message: String,
+}
+
+/// Tree work done inside the rmap write-side critical sections, for patch-vs-baseline comparison.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CriticalWork {
+    /// Work on file trees (under i_mmap_rwsem for write).
+    pub file: TreeStats,
+    /// Work on anon trees (under the anon_vma root rwsem for write).
+    pub anon: TreeStats,
+    /// Tree operations (insert, remove, propagate) on each kind.
+    pub file_ops: u64,
+    pub anon_ops: u64,
+}
+
+/// What builtins record while they run; not part of the search state.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    pub violations: Vec<WorldViolation>,
+    pub work: CriticalWork,
+}
+
+impl PartialEq for Scratch {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Scratch {}
+impl Hash for Scratch {
+    fn hash<H: Hasher>(&self, _: &mut H) {}
+}
+
+/// The whole kernel state a model acts on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct World {
+    pub mms: Vec<Mm>,
+    pub vmas: Vec<Vma>,
+    pub files: Vec<File>,
+    pub mappings: Vec<AddressSpace>,
+    pub anon_vmas: Vec<AnonVma>,
+    pub avcs: Vec<Avc>,
+    pub scratch: Scratch,
+}
+
+impl World {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Record a violation noticed by a builtin.
+    pub fn violate(&mut self, invariant: &'static str, message: impl Into<String>) {
+        self.scratch.violations.push(WorldViolation {
+            invariant,
+            message: message.into(),
+        });
+    }
+
+    /// Take the violations recorded since the last call.
+    pub fn take_violations(&mut self) -> Vec<WorldViolation> {
+        std::mem::take(&mut self.scratch.violations)
+    }
+
+    pub fn add_mm(&mut self) -> u32 {
+        self.mms.push(Mm {
+            vmas: Default::default(),
+            map_count: 0,
+            mmap_lock: Default::default(),
+            mm_lock_seq: 0,
+            freed: false,
+        });
+        (self.mms.len() - 1) as u32
+    }
+
+    /// A file with its own address_space. `dev_zero` makes private mappings of it anonymous.
+    pub fn add_file(&mut self, name: &str, dev_zero: bool) -> u32 {
+        self.mappings.push(AddressSpace::default());
+        self.files.push(File {
+            name: name.to_string(),
+            f_mapping: (self.mappings.len() - 1) as u32,
+            dev_zero,
+        });
+        (self.files.len() - 1) as u32
+    }
+
+    /// A fresh VMA, zeroed, belonging to `mm` but in no list or tree.
+    pub fn alloc_vma(&mut self, mm: Option<u32>) -> u32 {
+        self.vmas.push(Vma {
+            vm_mm: mm,
+            vm_start: 0,
+            vm_end: 0,
+            vm_pgoff: 0,
+            vm_flags: 0,
+            vm_file: None,
+            has_vm_ops: false,
+            anon_vma: None,
+            anon_vma_chain: Vec::new(),
+            vm_lock_seq: None,
+            vm_lock_readers: 0,
+            detached: false,
+            freed: false,
+        });
+        (self.vmas.len() - 1) as u32
+    }
+
+    /// A fresh anon_vma that is its own root and parent, refcount 1.
+    pub fn alloc_anon_vma(&mut self) -> u32 {
+        let id = self.anon_vmas.len() as u32;
+        self.anon_vmas.push(AnonVma {
+            root: id,
+            parent: id,
+            rb_root: Default::default(),
+            rwsem: Default::default(),
+            refcount: 1,
+            num_children: 0,
+            num_active_vmas: 0,
+            freed: false,
+        });
+        id
+    }
+
+    pub fn alloc_avc(&mut self) -> u32 {
+        self.avcs.push(Avc {
+            vma: None,
+            anon_vma: None,
+            cached_vma_start: 0,
+            cached_vma_last: 0,
+            freed: false,
+        });
+        (self.avcs.len() - 1) as u32
+    }
+
+    /// The address_space a VMA's file maps, if it has a file.
+    pub fn vma_mapping(&self, vma: u32) -> Option<u32> {
+        self.vmas[vma as usize]
+            .vm_file
+            .map(|f| self.files[f as usize].f_mapping)
+    }
+
+    /// The VMAs of `mm` in address order, as its VMA list (maple tree) holds them.
+    pub fn mm_vmas(&self, mm: u32) -> Vec<u32> {
+        self.mms[mm as usize]
+            .vmas
+            .values()
+            .map(|&(_, v)| v)
+            .collect()
+    }
+
+    /// Store `vma` in its mm's VMA list at its current range, overwriting what the range
+    /// covers, as `vma_iter_store()` does on the maple tree.
+    pub fn mm_store(&mut self, mm: u32, vma: u32) {
+        let (s, e) = {
+            let v = &self.vmas[vma as usize];
+            (v.vm_start, v.vm_end)
+        };
+        self.mm_clear(mm, s, e);
+        self.mms[mm as usize].vmas.insert(s, (e, vma));
+    }
+
+    /// Remove the range `[start, end)` from an mm's VMA list, trimming entries that straddle it.
+    pub fn mm_clear(&mut self, mm: u32, start: u64, end: u64) {
+        let map = &mut self.mms[mm as usize].vmas;
+        let overlapping: Vec<(u64, u64, u32)> = map
+            .range(..end)
+            .filter(|(_, &(e, _))| e > start)
+            .map(|(&s, &(e, v))| (s, e, v))
+            .collect();
+        for (s, e, v) in overlapping {
+            map.remove(&s);
+            if s < start {
+                map.insert(s, (start, v));
+            }
+            if e > end {
+                map.insert(end, (e, v));
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Plain-text rendering of a world: each mm's VMAs, each file tree and each anon_vma tree, in
+//! ASCII within 80 columns, for `rmapcheck run` and counterexample traces.
+
+use super::{AnonKeys, FileKeys, World};
+use crate::tree::render;
+use std::fmt::Write;
+
+impl World {
+    /// One line describing a VMA: `vma#1 [2, 4) pgoff 2 file#0 anon_vma#0 (2 avcs)`.
+    pub fn describe_vma(&self, v: u32) -> String {
+        let vma = &self.vmas[v as usize];
+        let mut s = format!(
+            "vma#{v} [{}, {}) pgoff {}",
+            vma.vm_start, vma.vm_end, vma.vm_pgoff
+        );
+        if let Some(f) = vma.vm_file {
+            let _ = write!(s, " file#{f}");
+            if vma.is_anonymous() {
+                s += " (anonymous)";
+            }
+        }
+        if vma.vm_flags & super::builtins::VM_SHARED != 0 {
+            s += " shared";
+        }
+        if let Some(a) = vma.anon_vma {
+            let _ = write!(s, " anon_vma#{a}");
+        }
+        if !vma.anon_vma_chain.is_empty() {
+            let chain: Vec<String> = vma
+                .anon_vma_chain
+                .iter()
+                .map(|c| format!("avc#{c}"))
+                .collect();
+            let _ = write!(s, " avcs {}", chain.join(","));
+        }
+        if vma.freed {
+            s += " FREED";
+        } else if vma.detached {
+            s += " detached";
+        }
+        s
+    }
+
+    /// The whole world as text.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for (m, mm) in self.mms.iter().enumerate() {
+            if mm.freed {
+                continue;
+            }
+            let _ = writeln!(out, "mm#{m} (map_count {}):", mm.map_count);
+            for (&s, &(e, v)) in &mm.vmas {
+                let vma = &self.vmas[v as usize];
+                let stale = if (vma.vm_start, vma.vm_end) != (s, e) {
+                    format!("  <- stored as [{s}, {e})")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(out, "  {}{stale}", self.describe_vma(v));
+            }
+        }
+        let fk = FileKeys { vmas: &self.vmas };
+        for (i, f) in self.files.iter().enumerate() {
+            let tree = &self.mappings[f.f_mapping as usize].i_mmap;
+            let _ = writeln!(
+                out,
+                "file#{i} {} mapping#{} i_mmap ({} nodes):",
+                f.name,
+                f.f_mapping,
+                tree.len()
+            );
+            let r = render(tree, &fk, &|n| format!("vma#{n}"));
+            for line in r.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        let ak = AnonKeys {
+            vmas: &self.vmas,
+            avcs: &self.avcs,
+        };
+        for (i, a) in self.anon_vmas.iter().enumerate() {
+            if a.freed {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "anon_vma#{i} root anon_vma#{} ({} nodes):",
+                a.root,
+                a.rb_root.len()
+            );
+            let r = render(&a.rb_root, &ak, &|n| {
+                let vma = self.avcs[n as usize].vma;
+                match vma {
+                    Some(v) => format!("avc#{n}(vma#{v})"),
+                    None => format!("avc#{n}"),
+                }
+            });
+            for line in r.lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
+        out
+    }
+}

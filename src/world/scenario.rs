@@ -1,0 +1,284 @@
+//! Initial worlds and call lists written by hand: a small TOML format naming files, anon_vmas,
+//! mms and their VMAs, plus the entry-point calls to run. Used by `rmapcheck run`, by tests with
+//! hand-known layouts, and to replay traces.
+//!
+//! ```toml
+//! [[file]]
+//! name = "libc.so"
+//!
+//! [[anon_vma]]
+//! name = "A"
+//!
+//! [[mm]]
+//! [[mm.vma]]
+//! start = 0
+//! end = 4
+//! pgoff = 0
+//! file = "libc.so"
+//! anon_vmas = ["A"]    # AVCs, oldest first; vma->anon_vma is the last one
+//!
+//! calls = ["__split_vma(vma#0, 2, 0)"]
+//! ```
+
+use super::World;
+use crate::exec::host::{ObjKind, Value};
+use crate::tree::interval;
+use crate::tree::TreeObs;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub file: Vec<FileSpec>,
+    #[serde(default)]
+    pub anon_vma: Vec<AnonVmaSpec>,
+    #[serde(default)]
+    pub mm: Vec<MmSpec>,
+    /// Entry-point calls, as text: `name(arg, ...)` with integers, true/false, NULL, `kind#id`.
+    #[serde(default)]
+    pub calls: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FileSpec {
+    pub name: String,
+    #[serde(default)]
+    pub dev_zero: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AnonVmaSpec {
+    pub name: String,
+    /// Parent in the fork hierarchy; the root is the parent's root.
+    #[serde(default)]
+    pub parent: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct MmSpec {
+    #[serde(default)]
+    pub vma: Vec<VmaSpec>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct VmaSpec {
+    pub start: u64,
+    pub end: u64,
+    #[serde(default)]
+    pub pgoff: u64,
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub shared: bool,
+    #[serde(default)]
+    pub anon_vmas: Vec<String>,
+}
+
+impl Scenario {
+    pub fn parse(text: &str) -> Result<Scenario, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// Build the initial world: VMAs stored in their mm and linked into the file tree of their
+    /// mapping (unless anonymous) and, through one AVC per listed anon_vma, into anon trees.
+    pub fn build(&self) -> Result<World, String> {
+        let mut w = World::new();
+        let mut files = HashMap::new();
+        for f in &self.file {
+            if files.contains_key(&f.name) {
+                return Err(format!("file {:?} declared twice", f.name));
+            }
+            files.insert(f.name.clone(), w.add_file(&f.name, f.dev_zero));
+        }
+        let mut avs: HashMap<String, u32> = HashMap::new();
+        for a in &self.anon_vma {
+            if avs.contains_key(&a.name) {
+                return Err(format!("anon_vma {:?} declared twice", a.name));
+            }
+            let id = w.alloc_anon_vma();
+            if let Some(p) = &a.parent {
+                let &pid = avs
+                    .get(p)
+                    .ok_or_else(|| format!("anon_vma {:?}: unknown parent {p:?}", a.name))?;
+                let root = w.anon_vmas[pid as usize].root;
+                w.anon_vmas[id as usize].parent = pid;
+                w.anon_vmas[id as usize].root = root;
+                w.anon_vmas[pid as usize].num_children += 1;
+                w.anon_vmas[root as usize].refcount += 1;
+            }
+            avs.insert(a.name.clone(), id);
+        }
+        for m in &self.mm {
+            let mm = w.add_mm();
+            for v in &m.vma {
+                if v.start >= v.end {
+                    return Err(format!("vma [{}, {}): empty range", v.start, v.end));
+                }
+                let id = w.alloc_vma(Some(mm));
+                {
+                    let vma = &mut w.vmas[id as usize];
+                    vma.vm_start = v.start;
+                    vma.vm_end = v.end;
+                    vma.vm_pgoff = v.pgoff;
+                    if v.shared {
+                        vma.vm_flags |= super::builtins::VM_SHARED;
+                    }
+                }
+                if let Some(f) = &v.file {
+                    let &fid = files.get(f).ok_or_else(|| {
+                        format!("vma [{}, {}): unknown file {f:?}", v.start, v.end)
+                    })?;
+                    let devz = w.files[fid as usize].dev_zero;
+                    if devz && v.shared {
+                        return Err("shared /dev/zero mappings are not modelled".into());
+                    }
+                    let vma = &mut w.vmas[id as usize];
+                    vma.vm_file = Some(fid);
+                    vma.has_vm_ops = !devz;
+                    if !vma.is_anonymous() || self.links_anon_file_vmas() {
+                        let map = w.files[fid as usize].f_mapping;
+                        let keys = super::FileKeys { vmas: &w.vmas };
+                        interval::insert(
+                            &mut w.mappings[map as usize].i_mmap,
+                            &keys,
+                            id,
+                            &mut TreeObs::default(),
+                        )
+                        .map_err(|e| e.to_string())?;
+                    }
+                }
+                for name in &v.anon_vmas {
+                    let &av = avs.get(name).ok_or_else(|| {
+                        format!("vma [{}, {}): unknown anon_vma {name:?}", v.start, v.end)
+                    })?;
+                    let c = w.alloc_avc();
+                    w.avcs[c as usize].vma = Some(id);
+                    w.avcs[c as usize].anon_vma = Some(av);
+                    w.vmas[id as usize].anon_vma_chain.insert(0, c);
+                    w.vmas[id as usize].anon_vma = Some(av);
+                    let keys = super::AnonKeys {
+                        vmas: &w.vmas,
+                        avcs: &w.avcs,
+                    };
+                    let (s, l) = {
+                        use crate::tree::IntervalKeys;
+                        (keys.start(c), keys.last(c))
+                    };
+                    interval::insert(
+                        &mut w.anon_vmas[av as usize].rb_root,
+                        &keys,
+                        c,
+                        &mut TreeObs::default(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    w.avcs[c as usize].cached_vma_start = s;
+                    w.avcs[c as usize].cached_vma_last = l;
+                }
+                if let Some(&own) = v.anon_vmas.last().and_then(|n| avs.get(n)) {
+                    w.anon_vmas[own as usize].num_active_vmas += 1;
+                }
+                let overlap = w.mms[mm as usize]
+                    .vmas
+                    .iter()
+                    .any(|(&s, &(e, _))| s < v.end && e > v.start);
+                if overlap {
+                    return Err(format!("vma [{}, {}) overlaps another", v.start, v.end));
+                }
+                w.mm_store(mm, id);
+                w.mms[mm as usize].map_count += 1;
+            }
+        }
+        Ok(w)
+    }
+
+    /// Initial worlds follow the baseline kernel: a private /dev/zero VMA is in the file tree.
+    fn links_anon_file_vmas(&self) -> bool {
+        true
+    }
+
+    /// The calls, parsed.
+    pub fn parsed_calls(&self) -> Result<Vec<Call>, String> {
+        self.calls.iter().map(|c| Call::parse(c)).collect()
+    }
+}
+
+/// One entry-point call: a model function name and its arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Call {
+    pub func: String,
+    pub args: Vec<Value>,
+}
+
+impl std::fmt::Display for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}(", self.func)?;
+        for (i, a) in self.args.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{a}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl Call {
+    /// Parse `name(arg, ...)`; arguments are integers, `true`, `false`, `NULL` or `kind#id`
+    /// with kind one of mm, vma, file, mapping, anon_vma, avc.
+    pub fn parse(text: &str) -> Result<Call, String> {
+        let t = text.trim();
+        let open = t
+            .find('(')
+            .ok_or_else(|| format!("call {t:?}: expected name(args)"))?;
+        if !t.ends_with(')') {
+            return Err(format!("call {t:?}: missing ')'"));
+        }
+        let func = t[..open].trim();
+        if func.is_empty() || !func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("call {t:?}: bad function name"));
+        }
+        let inner = t[open + 1..t.len() - 1].trim();
+        let mut args = Vec::new();
+        if !inner.is_empty() {
+            for a in inner.split(',') {
+                args.push(parse_value(a.trim()).map_err(|e| format!("call {t:?}: {e}"))?);
+            }
+        }
+        Ok(Call {
+            func: func.to_string(),
+            args,
+        })
+    }
+}
+
+/// Parse one value as printed by `Value`'s Display.
+pub fn parse_value(a: &str) -> Result<Value, String> {
+    Ok(match a {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        "NULL" => Value::Null,
+        _ => {
+            if let Some((k, id)) = a.split_once('#') {
+                let kind = match k {
+                    "mm" => ObjKind::Mm,
+                    "vma" => ObjKind::Vma,
+                    "file" => ObjKind::File,
+                    "mapping" => ObjKind::Mapping,
+                    "anon_vma" => ObjKind::AnonVma,
+                    "avc" => ObjKind::Avc,
+                    _ => return Err(format!("unknown object kind {k:?}")),
+                };
+                let id = id.parse().map_err(|_| format!("bad object id in {a:?}"))?;
+                Value::Obj(kind, id)
+            } else {
+                Value::Int(a.parse().map_err(|_| format!("bad argument {a:?}"))?)
+            }
+        }
+    })
+}

@@ -1,0 +1,210 @@
+//! World-level tests: scenario building, the maple-tree stand-in, and that builtins report tree
+//! precondition, stale-descent and lock-discipline violations.
+
+use rmapcheck::exec::host::{Host, HostError, ObjKind, Value};
+use rmapcheck::tree::validate;
+use rmapcheck::world::scenario::{Call, Scenario};
+use rmapcheck::world::{FileKeys, World};
+
+const TWO_VMAS: &str = r#"
+[[file]]
+name = "libc.so"
+
+[[anon_vma]]
+name = "A"
+
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 4
+pgoff = 0
+file = "libc.so"
+anon_vmas = ["A"]
+
+[[mm.vma]]
+start = 6
+end = 8
+pgoff = 10
+file = "libc.so"
+"#;
+
+fn world() -> World {
+    Scenario::parse(TWO_VMAS).unwrap().build().unwrap()
+}
+
+fn vma(i: u32) -> Value {
+    Value::Obj(ObjKind::Vma, i)
+}
+fn mapping(i: u32) -> Value {
+    Value::Obj(ObjKind::Mapping, i)
+}
+
+#[test]
+fn scenario_builds_trees_and_layout() {
+    let w = world();
+    assert_eq!(w.mm_vmas(0), vec![0, 1]);
+    assert_eq!(w.mms[0].map_count, 2);
+    let tree = &w.mappings[0].i_mmap;
+    assert_eq!(tree.inorder(), vec![0, 1]);
+    assert!(validate(tree, &FileKeys { vmas: &w.vmas }).is_empty());
+    assert_eq!(w.anon_vmas[0].rb_root.len(), 1);
+    assert_eq!(w.vmas[0].anon_vma_chain, vec![0]);
+    assert_eq!(
+        (w.avcs[0].cached_vma_start, w.avcs[0].cached_vma_last),
+        (0, 3)
+    );
+}
+
+#[test]
+fn scenario_errors_are_reported() {
+    let bad = TWO_VMAS.replace("file = \"libc.so\"\nanon", "file = \"nope\"\nanon");
+    let e = Scenario::parse(&bad).unwrap().build().unwrap_err();
+    assert!(e.contains("unknown file"), "{e}");
+    let overlap = TWO_VMAS.replace("start = 6", "start = 3");
+    let e = Scenario::parse(&overlap).unwrap().build().unwrap_err();
+    assert!(e.contains("overlaps"), "{e}");
+    assert!(Scenario::parse("[[mm]]\nbogus = 1").is_err());
+}
+
+#[test]
+fn mm_store_overwrites_like_a_maple_tree() {
+    let mut w = world();
+    // a split-off upper half stored over the old range of vma#0
+    let new = w.alloc_vma(Some(0));
+    w.vmas[new as usize].vm_start = 2;
+    w.vmas[new as usize].vm_end = 4;
+    w.mm_store(0, new);
+    let m: Vec<_> = w.mms[0]
+        .vmas
+        .iter()
+        .map(|(&s, &(e, v))| (s, e, v))
+        .collect();
+    assert_eq!(m, vec![(0, 2, 0), (2, 4, new), (6, 8, 1)]);
+    w.mm_clear(0, 1, 7);
+    let m: Vec<_> = w.mms[0]
+        .vmas
+        .iter()
+        .map(|(&s, &(e, v))| (s, e, v))
+        .collect();
+    assert_eq!(m, vec![(0, 1, 0), (7, 8, 1)]);
+}
+
+#[test]
+fn tree_builtins_check_locks_and_preconditions() {
+    let mut w = world();
+    // remove without any lock: two lock-discipline reports, the remove itself happens
+    w.call(0, "mapping_rmap_tree_remove", &[vma(0), mapping(0)])
+        .unwrap();
+    let v = w.take_violations();
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(v.iter().all(|x| x.invariant == "lock-discipline"));
+    assert!(!w.mappings[0].i_mmap.contains(0));
+
+    // with the locks held, removing it again is a precondition violation
+    w.call(0, "i_mmap_lock_write", &[mapping(0)]).unwrap();
+    w.call(0, "flush_dcache_mmap_lock", &[mapping(0)]).unwrap();
+    w.call(0, "mapping_rmap_tree_remove", &[vma(0), mapping(0)])
+        .unwrap();
+    let v = w.take_violations();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].invariant, "tree-precondition");
+
+    // another thread cannot take the rwsem now
+    assert_eq!(
+        w.call(1, "i_mmap_lock_read", &[mapping(0)]),
+        Err(HostError::Blocked)
+    );
+    w.call(0, "flush_dcache_mmap_unlock", &[mapping(0)])
+        .unwrap();
+    w.call(0, "i_mmap_unlock_write", &[mapping(0)]).unwrap();
+    assert!(w.take_violations().is_empty());
+    // unlocking again is a lock-discipline violation
+    w.call(0, "i_mmap_unlock_write", &[mapping(0)]).unwrap();
+    assert_eq!(w.take_violations()[0].invariant, "lock-discipline");
+}
+
+#[test]
+fn stale_key_insert_is_reported_by_the_builtin() {
+    let mut w = world();
+    // a third VMA of the same file, in the tree
+    let c = w.alloc_vma(Some(0));
+    {
+        let v = &mut w.vmas[c as usize];
+        v.vm_start = 10;
+        v.vm_end = 12;
+        v.vm_pgoff = 20;
+        v.vm_file = Some(0);
+        v.has_vm_ops = true;
+    }
+    for n in ["i_mmap_lock_write", "flush_dcache_mmap_lock"] {
+        w.call(0, n, &[mapping(0)]).unwrap();
+    }
+    w.call(0, "mapping_rmap_tree_insert", &[vma(c), mapping(0)])
+        .unwrap();
+    assert!(w.take_violations().is_empty());
+    // vma#1 (pgoff 10, the root's right neighbour) gets re-keyed in place: stale
+    w.vmas[1].vm_pgoff = 30;
+    let d = w.alloc_vma(Some(0));
+    {
+        let v = &mut w.vmas[d as usize];
+        v.vm_start = 20;
+        v.vm_end = 21;
+        v.vm_pgoff = 25;
+        v.vm_file = Some(0);
+        v.has_vm_ops = true;
+    }
+    w.call(0, "mapping_rmap_tree_insert", &[vma(d), mapping(0)])
+        .unwrap();
+    let v = w.take_violations();
+    assert!(
+        v.iter()
+            .any(|x| x.invariant == "stale-descent" && x.message.contains("vma#1")),
+        "{v:?}"
+    );
+}
+
+#[test]
+fn fields_read_and_write_through_host() {
+    let mut w = world();
+    assert_eq!(w.read_field(0, vma(1), "vm_pgoff"), Ok(Value::Int(10)));
+    assert_eq!(
+        w.read_field(0, vma(0), "vm_file"),
+        Ok(Value::Obj(ObjKind::File, 0))
+    );
+    assert!(matches!(
+        w.read_field(0, Value::Null, "vm_start"),
+        Err(HostError::Fault(_))
+    ));
+    // changing the range of a VMA in an mm without vma_start_write is reported
+    w.write_field(0, vma(0), "vm_end", Value::Int(3)).unwrap();
+    assert_eq!(w.take_violations()[0].invariant, "lock-discipline");
+    assert!(w
+        .write_field(0, Value::Obj(ObjKind::File, 0), "f_mapping", Value::Null)
+        .is_err());
+}
+
+#[test]
+fn calls_parse_and_print() {
+    let c = Call::parse("__split_vma(vma#0, 2, 0)").unwrap();
+    assert_eq!(c.func, "__split_vma");
+    assert_eq!(c.args, vec![vma(0), Value::Int(2), Value::Int(0)]);
+    assert_eq!(c.to_string(), "__split_vma(vma#0, 2, 0)");
+    assert!(Call::parse("f(x#1)").is_err());
+    assert!(Call::parse("f(1").is_err());
+}
+
+#[test]
+fn world_hash_ignores_scratch() {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+    let a = world();
+    let mut b = world();
+    b.violate("x", "y");
+    let h = |w: &World| {
+        let mut s = DefaultHasher::new();
+        w.hash(&mut s);
+        s.finish()
+    };
+    assert_eq!(a, b);
+    assert_eq!(h(&a), h(&b));
+}
