@@ -3,6 +3,7 @@
 //! Data flows one way: a model file is parsed by [`lang`], compiled to a flat step program, run by
 //! [`exec`] on a [`world`] of kernel objects whose rmap trees are the kernel-exact trees of [`tree`].
 
+pub mod check;
 pub mod exec;
 pub mod lang;
 pub mod tree;

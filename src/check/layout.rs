@@ -1,0 +1,126 @@
+//! `vma-layout` (each mm's VMA list against the VMAs themselves), `lock-discipline` at operation
+//! boundaries (every lock released) and `cached-keys` (DEBUG_VM_RB's copies of AVC keys).
+
+use super::Violation;
+use crate::tree::IntervalKeys;
+use crate::world::{AnonKeys, World};
+
+/// Each mm's list holds live VMAs at exactly their current ranges, non-empty and non-overlapping
+/// (the list's keys guarantee order), each once, and `map_count` counts them.
+pub fn check_vma_layout(w: &World) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (m, mm) in w.mms.iter().enumerate() {
+        if mm.freed {
+            continue;
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        let mut prev_end = 0;
+        for (&s, &(e, v)) in &mm.vmas {
+            let vma = &w.vmas[v as usize];
+            let name = format!("mm#{m}: vma#{v}");
+            if !seen.insert(v) {
+                out.push(Violation::new("vma-layout", format!("{name} is listed twice")));
+            }
+            if (vma.vm_start, vma.vm_end) != (s, e) {
+                out.push(Violation::new(
+                    "vma-layout",
+                    format!(
+                        "{name} is [{}, {}) but the mm lists it at [{s}, {e})",
+                        vma.vm_start, vma.vm_end
+                    ),
+                ));
+            }
+            if vma.vm_start >= vma.vm_end {
+                out.push(Violation::new("vma-layout", format!("{name} is empty")));
+            }
+            if s < prev_end {
+                out.push(Violation::new("vma-layout", format!("{name} overlaps its predecessor")));
+            }
+            prev_end = e;
+            if vma.freed || vma.detached {
+                out.push(Violation::new(
+                    "vma-layout",
+                    format!("{name} is listed but freed or detached"),
+                ));
+            }
+            if vma.vm_mm != Some(m as u32) {
+                out.push(Violation::new(
+                    "vma-layout",
+                    format!("{name} is listed but its vm_mm is {:?}", vma.vm_mm),
+                ));
+            }
+        }
+        if mm.map_count != mm.vmas.len() as i64 {
+            out.push(Violation::new(
+                "vma-layout",
+                format!(
+                    "mm#{m}: map_count is {} but {} VMAs are listed",
+                    mm.map_count,
+                    mm.vmas.len()
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// At the end of an operation every lock is released.
+pub fn check_locks_released(w: &World) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut held = |what: String| {
+        out.push(Violation::new(
+            "lock-discipline",
+            format!("{what} still held at the end of the operation"),
+        ))
+    };
+    for (i, a) in w.mappings.iter().enumerate() {
+        if !a.i_mmap_rwsem.is_free() {
+            held(format!("i_mmap_rwsem of mapping#{i}"));
+        }
+        if a.flush_dcache.owner.is_some() {
+            held(format!("flush_dcache lock of mapping#{i}"));
+        }
+    }
+    for (i, a) in w.anon_vmas.iter().enumerate() {
+        if !a.rwsem.is_free() {
+            held(format!("rwsem of anon_vma#{i}"));
+        }
+    }
+    for (i, m) in w.mms.iter().enumerate() {
+        if !m.mmap_lock.is_free() {
+            held(format!("mmap_lock of mm#{i}"));
+        }
+    }
+    for (i, v) in w.vmas.iter().enumerate() {
+        if v.vm_lock_readers != 0 {
+            held(format!("per-VMA read lock of vma#{i}"));
+        }
+    }
+    out
+}
+
+/// DEBUG_VM_RB: every AVC in a tree still carries the key it was inserted with, which must be
+/// its VMA's current key (the kernel's anon_vma_interval_tree_verify()).
+pub fn check_cached_keys(w: &World) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let keys = AnonKeys {
+        vmas: &w.vmas,
+        avcs: &w.avcs,
+    };
+    for (a, av) in w.anon_vmas.iter().enumerate() {
+        for c in av.rb_root.inorder() {
+            let avc = &w.avcs[c as usize];
+            let (s, l) = (keys.start(c), keys.last(c));
+            if (avc.cached_vma_start, avc.cached_vma_last) != (s, l) {
+                out.push(Violation::new(
+                    "cached-keys",
+                    format!(
+                        "avc#{c} in anon_vma#{a}: cached [{}, {}] but its VMA covers [{s}, {l}]",
+                        avc.cached_vma_start, avc.cached_vma_last
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}

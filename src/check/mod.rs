@@ -1,0 +1,80 @@
+//! Invariants and properties, each with a stable name that traces cite. Structural tree checks
+//! run at every step where the tree's lock is not held; whole-world checks run at operation
+//! boundaries; step-local checks (stale-descent, tree preconditions, lock misuse) are raised by
+//! the builtins themselves and collected here.
+
+pub mod layout;
+pub mod membership;
+pub mod structure;
+pub mod walker;
+
+use crate::world::World;
+use serde::{Deserialize, Serialize};
+
+/// One violated invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Violation {
+    /// Stable invariant name (see [`INVARIANTS`]).
+    pub invariant: String,
+    /// What was found, naming the objects involved (`vma#3`, `mapping#0`, ...).
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(invariant: &str, message: impl Into<String>) -> Self {
+        Violation {
+            invariant: invariant.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.invariant, self.message)
+    }
+}
+
+/// Every invariant the checker knows, with a one-line description.
+pub const INVARIANTS: &[(&str, &str)] = &[
+    ("rb-shape", "red-black colours, black height and parent links are consistent"),
+    ("tree-order", "in-order starts are non-decreasing on the objects' current keys"),
+    ("augment", "every node's subtree_last is the max LAST of its subtree"),
+    ("membership", "each VMA/AVC is in exactly the rmap trees it belongs to"),
+    ("stale-descent", "no insert or query descends past a node whose key is out of place"),
+    ("tree-precondition", "no erase of a non-member, insert of a member, bad insert_after"),
+    ("cached-keys", "DEBUG_VM_RB: each AVC's cached start/last equal its VMA's"),
+    ("lock-discipline", "trees change only under their write locks; all locks dropped"),
+    ("walker-complete", "an rmap query for each pgoff finds exactly the VMAs mapping it"),
+    ("vma-layout", "each mm's VMAs are sorted, non-overlapping, non-empty, counted"),
+    ("model-assert", "a VM_WARN_ON / VM_BUG_ON in the model fired"),
+    ("model-fault", "the model did something meaningless (NULL dereference, freed use)"),
+    ("equivalent", "a patch gives the same walker answers and layout as the baseline"),
+];
+
+/// Checks to run after a step: the structural validators of every tree whose lock is free.
+pub fn after_step(w: &World) -> Vec<Violation> {
+    structure::check_unlocked_trees(w)
+}
+
+/// Checks to run when an operation has returned.
+pub fn at_boundary(w: &World) -> Vec<Violation> {
+    let mut v = structure::check_all_trees(w);
+    v.extend(layout::check_vma_layout(w));
+    v.extend(layout::check_locks_released(w));
+    v.extend(membership::check_membership(w));
+    v.extend(layout::check_cached_keys(w));
+    if v.is_empty() {
+        // Walker answers are only meaningful on well-formed trees.
+        v.extend(walker::check_walkers(w));
+    }
+    v
+}
+
+/// Turn the violations builtins recorded into checker violations.
+pub fn from_world(w: &mut World) -> Vec<Violation> {
+    w.take_violations()
+        .into_iter()
+        .map(|x| Violation::new(x.invariant, x.message))
+        .collect()
+}

@@ -1,0 +1,97 @@
+//! `walker-complete`: an rmap walk (an interval query for one pgoff) of every file and every
+//! anon_vma finds exactly the VMAs that map that pgoff, compared with a brute-force scan of the
+//! live VMAs.
+
+use super::membership::vma_live;
+use super::Violation;
+use crate::tree::{interval, TreeObs};
+use crate::world::{AnonKeys, FileKeys, World};
+use std::collections::BTreeSet;
+
+fn covers(w: &World, v: u32, p: u64) -> bool {
+    let vma = &w.vmas[v as usize];
+    vma.start_pgoff() <= p && p <= vma.last_pgoff()
+}
+
+/// The largest pgoff any live VMA maps, plus one.
+fn pgoff_bound(w: &World) -> u64 {
+    (0..w.vmas.len() as u32)
+        .filter(|&v| vma_live(w, v))
+        .map(|v| w.vmas[v as usize].last_pgoff() + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+pub fn check_walkers(w: &World) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let bound = pgoff_bound(w);
+    let fk = FileKeys { vmas: &w.vmas };
+    for (m, a) in w.mappings.iter().enumerate() {
+        for p in 0..bound {
+            let mut obs = TreeObs::default();
+            let found: BTreeSet<u32> = interval::query(&a.i_mmap, &fk, p, p, &mut obs)
+                .into_iter()
+                .collect();
+            let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
+                .filter(|&v| vma_live(w, v) && w.vma_mapping(v) == Some(m as u32))
+                .filter(|&v| covers(w, v, p))
+                // an anonymous VMA with a file may be in the tree or not (see membership)
+                .filter(|&v| !w.vmas[v as usize].is_anonymous() || found.contains(&v))
+                .collect();
+            if found != want {
+                out.push(Violation::new(
+                    "walker-complete",
+                    format!(
+                        "file walk of mapping#{m} at pgoff {p} finds {} but {} map it",
+                        names("vma", &found),
+                        names("vma", &want)
+                    ),
+                ));
+            }
+        }
+    }
+    let ak = AnonKeys {
+        vmas: &w.vmas,
+        avcs: &w.avcs,
+    };
+    for (a, av) in w.anon_vmas.iter().enumerate() {
+        if av.freed {
+            continue;
+        }
+        for p in 0..bound {
+            let mut obs = TreeObs::default();
+            let found: BTreeSet<u32> = interval::query(&av.rb_root, &ak, p, p, &mut obs)
+                .into_iter()
+                .filter_map(|c| w.avcs[c as usize].vma)
+                .collect();
+            let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
+                .filter(|&v| vma_live(w, v) && covers(w, v, p))
+                .filter(|&v| {
+                    w.vmas[v as usize]
+                        .anon_vma_chain
+                        .iter()
+                        .any(|&c| w.avcs[c as usize].anon_vma == Some(a as u32))
+                })
+                .collect();
+            if found != want {
+                out.push(Violation::new(
+                    "walker-complete",
+                    format!(
+                        "anon walk of anon_vma#{a} at pgoff {p} finds {} but {} map it",
+                        names("vma", &found),
+                        names("vma", &want)
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn names(kind: &str, s: &BTreeSet<u32>) -> String {
+    if s.is_empty() {
+        return "none".into();
+    }
+    let v: Vec<String> = s.iter().map(|i| format!("{kind}#{i}")).collect();
+    format!("{{{}}}", v.join(", "))
+}
