@@ -64,12 +64,11 @@ pub struct Stmt {
     pub loc: SrcLoc,
 }
 
-/// `=`, `+=` or `-=`.
+/// `=`, or a compound assignment such as `+=` or `|=` (the binary operator it applies).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AssignOp {
     Set,
-    Add,
-    Sub,
+    With(BinOp),
 }
 
 /// One declared variable in a declaration statement.

@@ -358,7 +358,7 @@ impl FnCompiler<'_, '_> {
                     kind: ExprKind::Int(1),
                     loc,
                 };
-                let op = if *inc { AssignOp::Add } else { AssignOp::Sub };
+                let op = AssignOp::With(if *inc { BinOp::Add } else { BinOp::Sub });
                 self.assign(lhs, op, &one, loc);
             }
             StmtKind::If { cond, then, els } => {
@@ -703,8 +703,7 @@ impl FnCompiler<'_, '_> {
     fn assign(&mut self, lhs: &Expr, op: AssignOp, rhs: &Expr, loc: SrcLoc) {
         let bin = match op {
             AssignOp::Set => None,
-            AssignOp::Add => Some(BinOp::Add),
-            AssignOp::Sub => Some(BinOp::Sub),
+            AssignOp::With(b) => Some(b),
         };
         match &lhs.kind {
             ExprKind::Ident(name) => {
@@ -945,8 +944,7 @@ impl FnCompiler<'_, '_> {
             ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let ta = self.expr(a);
                 let jf = self.emit(Op::JumpIfFalse(0), loc);
-                let result;
-                if *op == BinOp::And {
+                let tb = if *op == BinOp::And {
                     let tb = self.expr(b);
                     self.emit(Op::Truth, loc);
                     let j = self.emit(Op::Jump(0), loc);
@@ -955,7 +953,7 @@ impl FnCompiler<'_, '_> {
                     self.emit(Op::Const(Value::Bool(false)), loc);
                     let h = self.here();
                     self.patch(j, h);
-                    result = (ta, tb);
+                    tb
                 } else {
                     self.emit(Op::Const(Value::Bool(true)), loc);
                     let j = self.emit(Op::Jump(0), loc);
@@ -965,9 +963,9 @@ impl FnCompiler<'_, '_> {
                     self.emit(Op::Truth, loc);
                     let h = self.here();
                     self.patch(j, h);
-                    result = (ta, tb);
-                }
-                let (ta, tb) = (result.0?, result.1?);
+                    tb
+                };
+                let (ta, tb) = (ta?, tb?);
                 match binary_type(*op, &ta, &tb) {
                     Ok(t) => Some(Ty::T(t)),
                     Err(m) => {

@@ -660,22 +660,23 @@ impl Parser<'_> {
             });
         }
         let lhs = self.expr()?;
-        let kind = if self.is_punct("=") || self.is_punct("+=") || self.is_punct("-=") {
-            let op = match self.advance().tok {
-                Tok::Punct("+=") => AssignOp::Add,
-                Tok::Punct("-=") => AssignOp::Sub,
-                _ => AssignOp::Set,
-            };
+        let assign = match &self.tok().tok {
+            Tok::Punct("=") => Some(AssignOp::Set),
+            Tok::Punct(p) if p.len() >= 2 && p.ends_with('=') => {
+                BinOp::from_text(&p[..p.len() - 1])
+                    .filter(|_| !matches!(*p, "==" | "!=" | "<=" | ">="))
+                    .map(AssignOp::With)
+            }
+            _ => None,
+        };
+        let kind = if let Some(op) = assign {
+            self.advance();
             let rhs = self.expr()?;
             StmtKind::Assign { lhs, op, rhs }
         } else if self.is_punct("++") || self.is_punct("--") {
             let inc = self.is_punct("++");
             self.advance();
             StmtKind::IncDec { lhs, inc }
-        } else if let Tok::Punct(p @ ("*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=")) =
-            self.tok().tok
-        {
-            return self.err(format!("compound assignment `{p}` is not supported"));
         } else {
             StmtKind::Expr(lhs)
         };
@@ -706,16 +707,17 @@ impl Parser<'_> {
         })
     }
 
+    /// The binary operator at the cursor, if it binds at least as tightly as `min_prec`.
+    fn binary_op(&self, min_prec: u8) -> Option<BinOp> {
+        match &self.tok().tok {
+            Tok::Punct(p) => BinOp::from_text(p).filter(|op| op.prec() >= min_prec),
+            _ => None,
+        }
+    }
+
     fn binary(&mut self, min_prec: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        loop {
-            let op = match &self.tok().tok {
-                Tok::Punct(p) => match BinOp::from_text(p) {
-                    Some(op) if op.prec() >= min_prec => op,
-                    _ => break,
-                },
-                _ => break,
-            };
+        while let Some(op) = self.binary_op(min_prec) {
             self.advance();
             let rhs = self.binary(op.prec() + 1)?;
             let loc = lhs.loc;

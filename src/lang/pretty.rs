@@ -113,9 +113,8 @@ fn simple_text(s: &Stmt) -> String {
         StmtKind::Expr(e) => expr_text(e),
         StmtKind::Assign { lhs, op, rhs } => {
             let op = match op {
-                AssignOp::Set => "=",
-                AssignOp::Add => "+=",
-                AssignOp::Sub => "-=",
+                AssignOp::Set => String::from("="),
+                AssignOp::With(b) => format!("{}=", b.text()),
             };
             format!("{} {op} {}", expr_text(lhs), expr_text(rhs))
         }
