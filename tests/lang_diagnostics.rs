@@ -87,7 +87,7 @@ fn unknown_field_names_the_struct() {
     expect(
         "long f(struct vm_area_struct *vma)\n{\n\treturn vma->vm_nope;\n}\n",
         3,
-        9,
+        14,
         "struct `vm_area_struct` has no field `vm_nope`",
     );
 }
@@ -183,7 +183,7 @@ fn assignment_to_read_only_kernel_field() {
     expect(
         "void f(struct vm_area_struct *v) {\n\tv->vm_mm = NULL;\n}",
         2,
-        2,
+        5,
         "field `vm_mm` of struct `vm_area_struct` is not writable",
     );
 }

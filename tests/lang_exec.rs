@@ -432,3 +432,47 @@ fn loops_break_continue_and_backtrace() {
         Err(RunError::Blocked { .. })
     ));
 }
+
+#[test]
+fn the_worked_example_in_the_docs_loads_and_runs() {
+    let doc = include_str!("../docs/LANGUAGE.md");
+    let start = doc.find("```c\n").unwrap() + 5;
+    let end = start + doc[start..].find("```").unwrap();
+    let prog = load(&doc[start..end]);
+    let mut h = MockHost::new();
+    assert_eq!(
+        run(
+            &prog,
+            &mut h,
+            0,
+            "shrink_end",
+            &[VMA0, Value::Int(5)],
+            10_000
+        ),
+        Ok(Value::Int(0))
+    );
+    assert_eq!(h.get(VMA0, "vm_end"), Value::Int(5));
+    assert_eq!(
+        h.calls,
+        vec![
+            "i_mmap_lock_write(mapping#0)",
+            "mapping_rmap_tree_remove(vma#0, mapping#0)",
+            "anon_vma_lock_write(anon_vma#0)",
+            "mapping_rmap_tree_insert(vma#0, mapping#0)",
+            "i_mmap_unlock_write(mapping#0)",
+            "anon_vma_unlock_write(anon_vma#0)",
+        ]
+    );
+    let mut h = MockHost::new();
+    match run(
+        &prog,
+        &mut h,
+        0,
+        "shrink_end",
+        &[VMA0, Value::Int(0)],
+        10_000,
+    ) {
+        Err(RunError::Fault(f)) => assert!(matches!(f.kind, FaultKind::Assertion { .. })),
+        other => panic!("{other:?}"),
+    }
+}

@@ -248,6 +248,8 @@ pub enum ExprKind {
         base: Box<Expr>,
         field: String,
         arrow: bool,
+        /// Where the field name is.
+        field_loc: SrcLoc,
     },
     /// `&x` of a local struct value.
     AddrOf(Box<Expr>),

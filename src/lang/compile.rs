@@ -738,7 +738,12 @@ impl FnCompiler<'_, '_> {
                 self.store_value(&t, bin, rhs, name, loc);
                 self.emit(Op::Store(var.slot), loc);
             }
-            ExprKind::Field { base, field, arrow } => {
+            ExprKind::Field {
+                base,
+                field,
+                arrow,
+                field_loc,
+            } => {
                 let Some(tag) = self.field_base(base, *arrow) else {
                     self.expr(rhs);
                     return;
@@ -746,14 +751,14 @@ impl FnCompiler<'_, '_> {
                 let (t, writable) = match self.names.field(&tag, field) {
                     Ok(x) => x,
                     Err(m) => {
-                        self.error(lhs.loc, m);
+                        self.error(*field_loc, m);
                         self.expr(rhs);
                         return;
                     }
                 };
                 if !writable {
                     self.error(
-                        lhs.loc,
+                        *field_loc,
                         format!("field `{field}` of struct `{tag}` is not writable"),
                     );
                 }
@@ -883,7 +888,12 @@ impl FnCompiler<'_, '_> {
                     None
                 }
             }
-            ExprKind::Field { base, field, arrow } => {
+            ExprKind::Field {
+                base,
+                field,
+                arrow,
+                field_loc,
+            } => {
                 let tag = self.field_base(base, *arrow)?;
                 match self.names.field(&tag, field) {
                     Ok((t, _)) => {
@@ -891,7 +901,7 @@ impl FnCompiler<'_, '_> {
                         Some(Ty::T(t))
                     }
                     Err(m) => {
-                        self.error(loc, m);
+                        self.error(*field_loc, m);
                         None
                     }
                 }

@@ -534,6 +534,7 @@ impl Parser<'_> {
                     base,
                     field,
                     arrow: true,
+                    ..
                 } => (*base, field),
                 _ => {
                     return Err(ParseError {
@@ -776,13 +777,14 @@ impl Parser<'_> {
                 break;
             };
             self.advance();
-            let (field, _) = self.ident("a field name")?;
+            let (field, field_loc) = self.ident("a field name")?;
             let loc = e.loc;
             e = Expr {
                 kind: ExprKind::Field {
                     base: Box::new(e),
                     field,
                     arrow,
+                    field_loc,
                 },
                 loc,
             };

@@ -224,7 +224,9 @@ pub fn expr_text(e: &Expr) -> String {
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Null => "NULL".into(),
         ExprKind::Ident(s) => s.clone(),
-        ExprKind::Field { base, field, arrow } => {
+        ExprKind::Field {
+            base, field, arrow, ..
+        } => {
             format!("{}{}{field}", atom(base), if *arrow { "->" } else { "." })
         }
         ExprKind::AddrOf(x) => format!("&{}", atom(x)),
