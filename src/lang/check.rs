@@ -215,3 +215,47 @@ pub fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Result<Type, String> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ptr(t: &str) -> Ty {
+        Ty::T(Type::Ptr(t.into()))
+    }
+
+    #[test]
+    fn pointer_comparisons_need_the_same_struct() {
+        assert!(binary_type(BinOp::Eq, &ptr("file"), &ptr("file")).is_ok());
+        assert!(binary_type(BinOp::Ne, &ptr("file"), &Ty::T(Type::Null)).is_ok());
+        assert!(binary_type(BinOp::Eq, &ptr("file"), &ptr("anon_vma")).is_err());
+        assert!(binary_type(BinOp::Eq, &ptr("file"), &Ty::T(Type::Int)).is_err());
+    }
+
+    #[test]
+    fn arithmetic_rejects_pointers_and_accepts_bools() {
+        let e = binary_type(BinOp::Add, &ptr("file"), &Ty::T(Type::Int)).unwrap_err();
+        assert!(e.contains("arithmetic on a pointer"));
+        assert_eq!(
+            binary_type(BinOp::Add, &Ty::T(Type::Bool), &Ty::T(Type::Int)),
+            Ok(Type::Int)
+        );
+        assert_eq!(
+            binary_type(BinOp::Lt, &Ty::T(Type::Int), &Ty::T(Type::Int)),
+            Ok(Type::Bool)
+        );
+        assert_eq!(
+            binary_type(BinOp::And, &ptr("file"), &Ty::T(Type::Int)),
+            Ok(Type::Bool)
+        );
+    }
+
+    #[test]
+    fn assignability() {
+        assert!(assignable(&Type::Ptr("file".into()), &Ty::T(Type::Null)));
+        assert!(assignable(&Type::Bool, &Ty::T(Type::Int)));
+        assert!(!assignable(&Type::Int, &Ty::T(Type::Void)));
+        assert!(!assignable(&Type::Int, &Ty::Struct("vp".into())));
+        assert!(!assignable(&Type::Bool, &ptr("file")));
+    }
+}

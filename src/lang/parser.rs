@@ -879,3 +879,58 @@ impl Parser<'_> {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prototypes_and_forward_declarations_are_dropped() {
+        let items = parse(0, "struct x;\nvoid f(long a);\nvoid f(long a) {}\n").unwrap();
+        assert_eq!(items.len(), 1);
+        assert!(matches!(&items[0], Item::Func(f) if f.name == "f" && f.params.len() == 1));
+    }
+
+    #[test]
+    fn multiple_declarators_keep_their_own_stars() {
+        let items = parse(0, "void f(void) { struct s *a, b, *c; }").unwrap();
+        let Item::Func(f) = &items[0] else { panic!() };
+        let StmtKind::Decl(ds) = &f.body[0].kind else {
+            panic!()
+        };
+        let tys: Vec<&TypeName> = ds.iter().map(|d| &d.ty).collect();
+        assert_eq!(
+            tys,
+            vec![
+                &TypeName::Ptr("s".into()),
+                &TypeName::Struct("s".into()),
+                &TypeName::Ptr("s".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn define_must_stay_on_its_line() {
+        assert!(parse(0, "#define X\n1\n").is_err());
+        // only a literal, optionally negated and parenthesised
+        assert!(parse(0, "#define X (-(5))\n").is_err());
+        assert!(matches!(
+            parse(0, "#define Y (-5)\n").unwrap()[0],
+            Item::Define { value: -5, .. }
+        ));
+    }
+
+    #[test]
+    fn likely_is_transparent_and_warn_keeps_text() {
+        let items = parse(
+            0,
+            "void f(long a) { if (unlikely(WARN_ON(a  > 1))) return; }",
+        )
+        .unwrap();
+        let Item::Func(f) = &items[0] else { panic!() };
+        let StmtKind::If { cond, .. } = &f.body[0].kind else {
+            panic!()
+        };
+        assert!(matches!(&cond.kind, ExprKind::Warn { text, .. } if text == "a > 1"));
+    }
+}
