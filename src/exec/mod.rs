@@ -1,3 +1,10 @@
 //! The interpreter: resumable model threads that act on the world through the `Host` trait.
 
 pub mod host;
+pub mod run;
+pub mod step;
+pub mod thread;
+
+pub use run::{run, RunError};
+pub use step::{Event, Fault, FaultKind, Step};
+pub use thread::{Thread, MAX_CALL_DEPTH};

@@ -1,3 +1,19 @@
 //! The model language: lexer, parser, diagnostics, type checker and compiler to a step program.
+//!
+//! Entry points: [`load_file`] and [`load_str`] give a [`Program`] or a list of
+//! [`Diagnostic`]s, which [`render_diagnostics`] prints.
 
+pub mod ast;
+pub mod check;
+pub mod compile;
+pub mod diag;
+pub mod lexer;
+pub mod load;
+pub mod parser;
+pub mod pretty;
+pub mod program;
 pub mod types;
+
+pub use diag::{render_diagnostics, Diagnostic, SourceMap, SrcLoc};
+pub use load::{load_file, load_str};
+pub use program::{FuncId, FuncSig, Program};

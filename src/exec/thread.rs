@@ -1,0 +1,570 @@
+//! A resumable model thread: its call stack (function, program counter, locals, operand stack)
+//! and its heap of local struct instances. Threads are plain data, so the explorer can clone,
+//! compare and hash them between steps.
+
+use super::host::{Host, HostError, ThreadId, Value};
+use super::step::{Event, Fault, FaultKind, Step};
+use crate::lang::ast::{BinOp, UnOp};
+use crate::lang::check::zero;
+use crate::lang::program::{FuncId, Op};
+use crate::lang::types::Type;
+use crate::lang::{Program, SrcLoc};
+
+/// Deepest call nesting before a [`FaultKind::StackOverflow`].
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// Most local-only instructions `step_visible` runs before deciding the model loops forever.
+pub const MAX_LOCAL_RUN: u64 = 1_000_000;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Frame {
+    func: FuncId,
+    pc: u32,
+    locals: Vec<Value>,
+    stack: Vec<Value>,
+    /// Heap length when the frame started; its struct instances live above it.
+    heap_base: u32,
+}
+
+/// A struct value owned by the thread (`struct vma_prepare vp;`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Instance {
+    layout: u32,
+    fields: Vec<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Outcome {
+    Finished(Value),
+    Failed(Fault),
+}
+
+/// One model thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Thread {
+    frames: Vec<Frame>,
+    heap: Vec<Instance>,
+    outcome: Option<Outcome>,
+}
+
+/// What executing one instruction did (before it is turned into a [`Step`]).
+enum Exec {
+    Ran(bool, String),
+    Blocked,
+    Done(Value),
+    Fault(FaultKind, String),
+}
+
+fn host_err(e: HostError) -> Exec {
+    match e {
+        HostError::Blocked => Exec::Blocked,
+        HostError::Fault(m) => Exec::Fault(FaultKind::Host, m),
+    }
+}
+
+fn runtime(msg: impl Into<String>) -> Exec {
+    Exec::Fault(FaultKind::Runtime, msg.into())
+}
+
+fn as_int(v: Value) -> i64 {
+    match v {
+        Value::Int(i) => i,
+        Value::Bool(b) => b as i64,
+        _ => 0,
+    }
+}
+
+/// Whether `v` may be passed where `t` is expected, converted to the slot's representation.
+fn fit(t: &Type, v: Value) -> Option<Value> {
+    match (t, v) {
+        (Type::Int, Value::Int(_)) | (Type::Bool, Value::Bool(_)) => Some(v),
+        (Type::Int, Value::Bool(b)) => Some(Value::Int(b as i64)),
+        (Type::Bool, Value::Int(i)) => Some(Value::Bool(i != 0)),
+        (Type::Ptr(_), Value::Null) => Some(v),
+        (Type::Ptr(tag), Value::Obj(k, _)) if k.struct_tag() == tag => Some(v),
+        _ => None,
+    }
+}
+
+fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, Exec> {
+    use BinOp::*;
+    if matches!(op, Eq | Ne) {
+        let same = match (a, b) {
+            (Value::Int(_) | Value::Bool(_), Value::Int(_) | Value::Bool(_)) => {
+                as_int(a) == as_int(b)
+            }
+            _ => a == b,
+        };
+        return Ok(Value::Bool(same == (op == Eq)));
+    }
+    let (x, y) = (as_int(a), as_int(b));
+    Ok(match op {
+        Mul => Value::Int(x.wrapping_mul(y)),
+        Div | Rem if y == 0 => return Err(runtime("division by zero")),
+        Div => Value::Int(x.wrapping_div(y)),
+        Rem => Value::Int(x.wrapping_rem(y)),
+        Add => Value::Int(x.wrapping_add(y)),
+        Sub => Value::Int(x.wrapping_sub(y)),
+        Shl | Shr if !(0..64).contains(&y) => {
+            return Err(runtime(format!("shift by {y} is out of range")))
+        }
+        Shl => Value::Int(x << y),
+        Shr => Value::Int(x >> y),
+        Lt => Value::Bool(x < y),
+        Le => Value::Bool(x <= y),
+        Gt => Value::Bool(x > y),
+        Ge => Value::Bool(x >= y),
+        BitAnd => Value::Int(x & y),
+        BitXor => Value::Int(x ^ y),
+        BitOr => Value::Int(x | y),
+        And => Value::Bool(a.truthy() && b.truthy()),
+        Or => Value::Bool(a.truthy() || b.truthy()),
+        Eq | Ne => unreachable!("handled above"),
+    })
+}
+
+impl Thread {
+    /// A thread about to run `entry(args)`. Checks that the function exists and that the
+    /// arguments fit its parameters.
+    pub fn start(prog: &Program, entry: &str, args: &[Value]) -> Result<Thread, String> {
+        let id = prog
+            .function(entry)
+            .ok_or_else(|| format!("the model has no function `{entry}`"))?;
+        let sig = prog.func_sig(id);
+        if sig.params.len() != args.len() {
+            return Err(format!(
+                "`{entry}` takes {} arguments but {} were given",
+                sig.params.len(),
+                args.len()
+            ));
+        }
+        let mut fitted = Vec::with_capacity(args.len());
+        for (i, ((pname, t), v)) in sig.params.iter().zip(args).enumerate() {
+            match fit(t, *v) {
+                Some(v) => fitted.push(v),
+                None => {
+                    return Err(format!(
+                        "argument {} (`{pname}`) of `{entry}` cannot be {v}",
+                        i + 1
+                    ))
+                }
+            }
+        }
+        let mut t = Thread {
+            frames: Vec::new(),
+            heap: Vec::new(),
+            outcome: None,
+        };
+        t.push_frame(prog, id, fitted);
+        Ok(t)
+    }
+
+    fn push_frame(&mut self, prog: &Program, id: FuncId, args: Vec<Value>) {
+        let f = prog.func(id);
+        let mut locals = f.slot_init.clone();
+        for (slot, v) in locals.iter_mut().zip(args) {
+            *slot = v;
+        }
+        let heap_base = self.heap.len() as u32;
+        for &(slot, layout) in &f.struct_slots {
+            let fields = prog.structs()[layout as usize]
+                .fields
+                .iter()
+                .map(|(_, t)| zero(t))
+                .collect();
+            locals[slot as usize] = Value::Local(self.heap.len() as u32);
+            self.heap.push(Instance { layout, fields });
+        }
+        self.frames.push(Frame {
+            func: id,
+            pc: 0,
+            locals,
+            stack: Vec::new(),
+            heap_base,
+        });
+    }
+
+    /// Whether the thread's entry function has returned.
+    pub fn is_finished(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Finished(_)))
+    }
+
+    /// Whether the thread stopped with a fault.
+    pub fn is_failed(&self) -> bool {
+        matches!(self.outcome, Some(Outcome::Failed(_)))
+    }
+
+    /// Where the next instruction comes from (`None` once finished).
+    pub fn loc(&self, prog: &Program) -> Option<SrcLoc> {
+        if self.is_finished() {
+            return None;
+        }
+        let fr = self.frames.last()?;
+        prog.func(fr.func).code.get(fr.pc as usize).map(|i| i.loc)
+    }
+
+    /// The call stack, innermost first: function name and the position in it.
+    pub fn backtrace(&self, prog: &Program) -> Vec<(String, SrcLoc)> {
+        self.frames
+            .iter()
+            .rev()
+            .map(|fr| {
+                let f = prog.func(fr.func);
+                let loc = f.code.get(fr.pc as usize).map(|i| i.loc).unwrap_or(f.loc);
+                (f.sig.name.clone(), loc)
+            })
+            .collect()
+    }
+
+    /// Whether the next instruction would touch the world.
+    pub fn next_is_shared(&self, prog: &Program) -> bool {
+        if self.outcome.is_some() {
+            return false;
+        }
+        let Some(fr) = self.frames.last() else {
+            return false;
+        };
+        let Some(instr) = prog.func(fr.func).code.get(fr.pc as usize) else {
+            return false;
+        };
+        let n = fr.stack.len();
+        match &instr.op {
+            Op::ReadField(_) => matches!(fr.stack.last(), Some(Value::Obj(..))),
+            Op::WriteField(_) => n >= 2 && matches!(fr.stack[n - 2], Value::Obj(..)),
+            op => op.always_shared(),
+        }
+    }
+
+    /// Runs local instructions until one that touches the world has run (included), or the
+    /// thread blocks, finishes or fails. One call is one atomic step of the world.
+    pub fn step_visible<H: Host + ?Sized>(
+        &mut self,
+        prog: &Program,
+        host: &mut H,
+        tid: ThreadId,
+    ) -> Step {
+        let mut local = 0u64;
+        loop {
+            match self.step(prog, host, tid) {
+                Step::Ran(ev) if !ev.shared => {
+                    local += 1;
+                    if local >= MAX_LOCAL_RUN {
+                        let loc = ev.loc;
+                        return self.fail(
+                            loc,
+                            FaultKind::Runtime,
+                            format!(
+                                "ran {MAX_LOCAL_RUN} instructions without touching the world (endless loop?)"
+                            ),
+                        );
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn fail(&mut self, loc: SrcLoc, kind: FaultKind, message: String) -> Step {
+        let f = Fault { loc, kind, message };
+        self.outcome = Some(Outcome::Failed(f.clone()));
+        Step::Failed(f)
+    }
+
+    /// Executes exactly one instruction.
+    pub fn step<H: Host + ?Sized>(&mut self, prog: &Program, host: &mut H, tid: ThreadId) -> Step {
+        match &self.outcome {
+            Some(Outcome::Finished(v)) => return Step::Finished(*v),
+            Some(Outcome::Failed(f)) => return Step::Failed(f.clone()),
+            None => {}
+        }
+        let Some(fr) = self.frames.last() else {
+            return Step::Finished(Value::Void);
+        };
+        let Some(instr) = prog.func(fr.func).code.get(fr.pc as usize) else {
+            let loc = prog.func(fr.func).loc;
+            return self.fail(
+                loc,
+                FaultKind::Runtime,
+                "ran past the end of a function".into(),
+            );
+        };
+        let loc = instr.loc;
+        match self.exec(prog, host, tid, &instr.op) {
+            Exec::Ran(shared, what) => Step::Ran(Event { loc, shared, what }),
+            Exec::Blocked => Step::Blocked,
+            Exec::Done(v) => {
+                self.outcome = Some(Outcome::Finished(v));
+                Step::Finished(v)
+            }
+            Exec::Fault(kind, message) => self.fail(loc, kind, message),
+        }
+    }
+
+    fn instance(&mut self, v: Value) -> Result<&mut Instance, Exec> {
+        match v {
+            Value::Local(i) => self
+                .heap
+                .get_mut(i as usize)
+                .ok_or_else(|| runtime("use of a local struct after its function returned")),
+            _ => Err(runtime("not a local struct")),
+        }
+    }
+
+    fn exec<H: Host + ?Sized>(
+        &mut self,
+        prog: &Program,
+        host: &mut H,
+        tid: ThreadId,
+        op: &Op,
+    ) -> Exec {
+        let depth = self.frames.len();
+        let fr = self
+            .frames
+            .last_mut()
+            .expect("a running thread has a frame");
+        let n = fr.stack.len();
+        let top = fr.stack.last().copied().unwrap_or(Value::Void);
+        let second = if n >= 2 { fr.stack[n - 2] } else { Value::Void };
+        let local = || Exec::Ran(false, String::new());
+        match op {
+            Op::Const(v) => {
+                fr.stack.push(*v);
+                fr.pc += 1;
+                local()
+            }
+            Op::Load(s) => {
+                let v = fr.locals.get(*s as usize).copied().unwrap_or(Value::Void);
+                fr.stack.push(v);
+                fr.pc += 1;
+                local()
+            }
+            Op::Store(s) => {
+                let v = fr.stack.pop().unwrap_or(Value::Void);
+                if let Some(slot) = fr.locals.get_mut(*s as usize) {
+                    *slot = v;
+                }
+                fr.pc += 1;
+                local()
+            }
+            Op::Pop => {
+                fr.stack.pop();
+                fr.pc += 1;
+                local()
+            }
+            Op::Dup => {
+                fr.stack.push(top);
+                fr.pc += 1;
+                local()
+            }
+            Op::Truth => {
+                fr.stack.pop();
+                fr.stack.push(Value::Bool(top.truthy()));
+                fr.pc += 1;
+                local()
+            }
+            Op::ToInt => {
+                fr.stack.pop();
+                fr.stack.push(Value::Int(as_int(top)));
+                fr.pc += 1;
+                local()
+            }
+            Op::Unary(u) => {
+                let v = match u {
+                    UnOp::Not => Value::Bool(!top.truthy()),
+                    UnOp::Neg => Value::Int(as_int(top).wrapping_neg()),
+                    UnOp::BitNot => Value::Int(!as_int(top)),
+                };
+                fr.stack.pop();
+                fr.stack.push(v);
+                fr.pc += 1;
+                local()
+            }
+            Op::Binary(b) => match binary(*b, second, top) {
+                Ok(v) => {
+                    fr.stack.truncate(n.saturating_sub(2));
+                    fr.stack.push(v);
+                    fr.pc += 1;
+                    local()
+                }
+                Err(e) => e,
+            },
+            Op::Jump(t) => {
+                fr.pc = *t;
+                local()
+            }
+            Op::JumpIfFalse(t) => {
+                fr.stack.pop();
+                if top.truthy() {
+                    fr.pc += 1;
+                } else {
+                    fr.pc = *t;
+                }
+                local()
+            }
+            Op::Warn { macro_name, cond } => {
+                if top.truthy() {
+                    return Exec::Fault(
+                        FaultKind::Assertion {
+                            macro_name: macro_name.clone(),
+                            cond: cond.clone(),
+                        },
+                        format!("{macro_name}({cond}) triggered"),
+                    );
+                }
+                fr.stack.pop();
+                fr.stack.push(Value::Bool(false));
+                fr.pc += 1;
+                local()
+            }
+            Op::ReadField(f) => match top {
+                Value::Obj(..) => match host.read_field(tid, top, f) {
+                    Ok(v) => {
+                        fr.stack.pop();
+                        fr.stack.push(v);
+                        fr.pc += 1;
+                        Exec::Ran(true, format!("read {top}->{f} = {v}"))
+                    }
+                    Err(e) => host_err(e),
+                },
+                Value::Local(_) => {
+                    let layout = match self.instance(top) {
+                        Ok(i) => i.layout,
+                        Err(e) => return e,
+                    };
+                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
+                        return runtime(format!("local struct has no field `{f}`"));
+                    };
+                    let v = self.heap[top_index(top)].fields[idx];
+                    let fr = self.frames.last_mut().expect("frame");
+                    fr.stack.pop();
+                    fr.stack.push(v);
+                    fr.pc += 1;
+                    local()
+                }
+                Value::Null => runtime(format!("NULL pointer dereference reading `->{f}`")),
+                other => runtime(format!(
+                    "reading `->{f}` of {other}, which is not a pointer"
+                )),
+            },
+            Op::WriteField(f) => match second {
+                Value::Obj(..) => match host.write_field(tid, second, f, top) {
+                    Ok(()) => {
+                        fr.stack.truncate(n - 2);
+                        fr.pc += 1;
+                        Exec::Ran(true, format!("{second}->{f} = {top}"))
+                    }
+                    Err(e) => host_err(e),
+                },
+                Value::Local(_) => {
+                    let layout = match self.instance(second) {
+                        Ok(i) => i.layout,
+                        Err(e) => return e,
+                    };
+                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
+                        return runtime(format!("local struct has no field `{f}`"));
+                    };
+                    self.heap[top_index(second)].fields[idx] = top;
+                    let fr = self.frames.last_mut().expect("frame");
+                    fr.stack.truncate(n - 2);
+                    fr.pc += 1;
+                    local()
+                }
+                Value::Null => runtime(format!("NULL pointer dereference writing `->{f}`")),
+                other => runtime(format!(
+                    "writing `->{f}` of {other}, which is not a pointer"
+                )),
+            },
+            Op::ZeroStruct(s) => {
+                let v = fr.locals.get(*s as usize).copied().unwrap_or(Value::Void);
+                fr.pc += 1;
+                let inst = match self.instance(v) {
+                    Ok(i) => i,
+                    Err(e) => return e,
+                };
+                let layout = &prog.structs()[inst.layout as usize];
+                for (slot, (_, t)) in inst.fields.iter_mut().zip(&layout.fields) {
+                    *slot = zero(t);
+                }
+                local()
+            }
+            Op::Builtin(name, argc) => {
+                let argc = *argc as usize;
+                if argc > n {
+                    return runtime("operand stack underflow");
+                }
+                match host.call(tid, name, &fr.stack[n - argc..]) {
+                    Ok(v) => {
+                        let args: Vec<String> =
+                            fr.stack[n - argc..].iter().map(|a| a.to_string()).collect();
+                        let mut what = format!("{name}({})", args.join(", "));
+                        if v != Value::Void {
+                            what.push_str(&format!(" = {v}"));
+                        }
+                        fr.stack.truncate(n - argc);
+                        fr.stack.push(v);
+                        fr.pc += 1;
+                        Exec::Ran(true, what)
+                    }
+                    Err(e) => host_err(e),
+                }
+            }
+            Op::ListFirst(list) => match top {
+                Value::Obj(..) => match host.list_first(tid, top, list) {
+                    Ok(v) => {
+                        fr.stack.pop();
+                        fr.stack.push(v);
+                        fr.pc += 1;
+                        Exec::Ran(true, format!("list_first({top}->{list}) = {v}"))
+                    }
+                    Err(e) => host_err(e),
+                },
+                Value::Null => runtime(format!("NULL pointer dereference: list head `->{list}`")),
+                other => runtime(format!("list head {other} is not a kernel object")),
+            },
+            Op::ListNext(list) => match host.list_next(tid, second, list, top) {
+                Ok(v) => {
+                    fr.stack.truncate(n.saturating_sub(2));
+                    fr.stack.push(v);
+                    fr.pc += 1;
+                    Exec::Ran(true, format!("list_next({second}->{list}, {top}) = {v}"))
+                }
+                Err(e) => host_err(e),
+            },
+            Op::Call(id, argc) => {
+                let argc = *argc as usize;
+                if depth >= MAX_CALL_DEPTH {
+                    return Exec::Fault(
+                        FaultKind::StackOverflow,
+                        format!("calls nested deeper than {MAX_CALL_DEPTH}"),
+                    );
+                }
+                if argc > n {
+                    return runtime("operand stack underflow");
+                }
+                let args = fr.stack.split_off(n - argc);
+                self.push_frame(prog, *id, args);
+                Exec::Ran(false, format!("call {}", prog.func_sig(*id).name))
+            }
+            Op::Return => {
+                let v = fr.stack.pop().unwrap_or(Value::Void);
+                let done = self.frames.pop().expect("frame");
+                self.heap.truncate(done.heap_base as usize);
+                match self.frames.last_mut() {
+                    None => Exec::Done(v),
+                    Some(caller) => {
+                        caller.stack.push(v);
+                        caller.pc += 1;
+                        Exec::Ran(false, String::new())
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn top_index(v: Value) -> usize {
+    match v {
+        Value::Local(i) => i as usize,
+        _ => usize::MAX,
+    }
+}

@@ -1,0 +1,111 @@
+//! Source locations, the set of loaded source files, and diagnostics rendered in the
+//! `file:line:col: error: message` form with the offending line and a caret under the column.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A position in a loaded model file: index into the [`SourceMap`], 1-based line and column
+/// (columns count characters).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct SrcLoc {
+    pub file: u16,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// One loaded file: the name diagnostics use and its full text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+}
+
+/// Every file a program was loaded from, indexed by `SrcLoc::file`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, name: &str, text: &str) -> u16 {
+        self.files.push(SourceFile {
+            name: name.to_string(),
+            text: text.to_string(),
+        });
+        (self.files.len() - 1) as u16
+    }
+
+    /// The files in load order.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The display name of a file ("?" for an unknown index).
+    pub fn name(&self, file: u16) -> &str {
+        self.files
+            .get(file as usize)
+            .map(|f| f.name.as_str())
+            .unwrap_or("?")
+    }
+
+    /// The text of one line (1-based), without its line terminator; empty when out of range.
+    pub fn line_text(&self, file: u16, line: u32) -> &str {
+        self.files
+            .get(file as usize)
+            .and_then(|f| f.text.lines().nth(line.saturating_sub(1) as usize))
+            .unwrap_or("")
+    }
+
+    /// Builds a diagnostic at `loc`, capturing the file name and the source line.
+    pub fn diag(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            file: self.name(loc.file).to_string(),
+            line: loc.line,
+            col: loc.col,
+            message: message.into(),
+            source_line: self.line_text(loc.file, loc.line).to_string(),
+        }
+    }
+}
+
+/// A load-time error: where, what, and the line it is on. Self-contained so it can be printed
+/// without the source map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+    pub source_line: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )?;
+        writeln!(f, "{}", self.source_line)?;
+        // keep tabs so the caret lines up with the text above it
+        let want = self.col.saturating_sub(1) as usize;
+        let mut pad: String = self
+            .source_line
+            .chars()
+            .take(want)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        while pad.chars().count() < want {
+            pad.push(' ');
+        }
+        writeln!(f, "{pad}^")
+    }
+}
+
+/// Renders a list of diagnostics, one block per error, in order.
+pub fn render_diagnostics(diags: &[Diagnostic]) -> String {
+    diags.iter().map(|d| d.to_string()).collect()
+}

@@ -1,0 +1,171 @@
+//! A loaded, checked and compiled model: its functions as flat instruction lists, its local
+//! struct layouts, its constants and the source files it came from.
+
+use super::ast::{BinOp, UnOp};
+use super::diag::{SourceMap, SrcLoc};
+use super::types::Type;
+use crate::exec::host::Value;
+use std::collections::BTreeMap;
+
+/// Index of a function in a [`Program`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// One step of a compiled function. The interpreter keeps an operand stack per frame; "pops"
+/// and "pushes" below refer to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Pushes a constant.
+    Const(Value),
+    /// Pushes local slot `n`.
+    Load(u32),
+    /// Pops into local slot `n`.
+    Store(u32),
+    /// Drops the top value.
+    Pop,
+    /// Duplicates the top value.
+    Dup,
+    /// Pops a pointer, pushes `ptr->field`. Touches the world when the pointer is a kernel object.
+    ReadField(String),
+    /// Pops a value, then a pointer, and performs `ptr->field = value`.
+    WriteField(String),
+    Unary(UnOp),
+    /// Pops `b` then `a`, pushes `a op b` (never `&&`/`||`, which compile to jumps).
+    Binary(BinOp),
+    /// Replaces the top value by its C truth value as a `bool`.
+    Truth,
+    /// Replaces a `bool` on top by `0`/`1`.
+    ToInt,
+    Jump(u32),
+    /// Pops a value and jumps when it is false.
+    JumpIfFalse(u32),
+    /// Calls a model function with the top `argc` values as arguments.
+    Call(FuncId, u32),
+    /// Calls a builtin of the world with the top `argc` values as arguments; pushes its result.
+    Builtin(String, u32),
+    /// Pops the return value and leaves the function.
+    Return,
+    /// Pops a list head object, pushes the first entry of `head->list` (or NULL).
+    ListFirst(String),
+    /// Pops the current entry, then the head; pushes the next entry (or NULL).
+    ListNext(String),
+    /// Pops a condition: when true the run stops with an assertion fault; otherwise pushes false.
+    Warn {
+        macro_name: String,
+        cond: String,
+    },
+    /// Zeroes the struct instance that local slot `n` points to.
+    ZeroStruct(u32),
+}
+
+impl Op {
+    /// Whether this instruction always reaches the world (field accesses depend on the pointer).
+    pub fn always_shared(&self) -> bool {
+        matches!(self, Op::Builtin(..) | Op::ListFirst(_) | Op::ListNext(_))
+    }
+}
+
+/// An instruction and the source position it was compiled from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instr {
+    pub op: Op,
+    pub loc: SrcLoc,
+}
+
+/// A function's name, parameters and return type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncSig {
+    pub name: String,
+    pub params: Vec<(String, Type)>,
+    pub ret: Type,
+}
+
+/// A compiled function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    pub sig: FuncSig,
+    pub code: Vec<Instr>,
+    /// The value every local slot holds when a frame starts (parameters are overwritten).
+    pub slot_init: Vec<Value>,
+    /// Slots holding struct values: (slot, index into `Program::structs`). A fresh zeroed
+    /// instance is created for each when the frame starts.
+    pub struct_slots: Vec<(u32, u32)>,
+    /// Where the function is defined.
+    pub loc: SrcLoc,
+}
+
+/// A model-local struct layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalStruct {
+    pub name: String,
+    pub fields: Vec<(String, Type)>,
+}
+
+impl LocalStruct {
+    /// Position of a field by name.
+    pub fn field_index(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// A loaded model program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) funcs: Vec<Function>,
+    pub(crate) by_name: BTreeMap<String, FuncId>,
+    pub(crate) structs: Vec<LocalStruct>,
+    pub(crate) defines: BTreeMap<String, i64>,
+    pub(crate) sources: SourceMap,
+}
+
+impl Program {
+    /// The function called `name`, if the model defines it.
+    pub fn function(&self, name: &str) -> Option<FuncId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Signature of a function.
+    pub fn func_sig(&self, id: FuncId) -> &FuncSig {
+        &self.funcs[id.0 as usize].sig
+    }
+
+    /// The compiled function.
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.funcs[id.0 as usize]
+    }
+
+    /// Names of all functions, sorted.
+    pub fn function_names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(|s| s.as_str())
+    }
+
+    /// Model-local struct layouts.
+    pub fn structs(&self) -> &[LocalStruct] {
+        &self.structs
+    }
+
+    /// The value of a `#define`.
+    pub fn define(&self, name: &str) -> Option<i64> {
+        self.defines.get(name).copied()
+    }
+
+    /// Every source file the program was loaded from.
+    pub fn sources(&self) -> &SourceMap {
+        &self.sources
+    }
+
+    /// File name, line, column and the text of the line at `loc`.
+    pub fn source_line(&self, loc: SrcLoc) -> (&str, u32, u32, &str) {
+        (
+            self.sources.name(loc.file),
+            loc.line,
+            loc.col,
+            self.sources.line_text(loc.file, loc.line),
+        )
+    }
+
+    /// `file:line:col` for a location.
+    pub fn loc_text(&self, loc: SrcLoc) -> String {
+        format!("{}:{}:{}", self.sources.name(loc.file), loc.line, loc.col)
+    }
+}
