@@ -4,7 +4,9 @@
 //! [`exec`] on a [`world`] of kernel objects whose rmap trees are the kernel-exact trees of [`tree`].
 
 pub mod check;
+pub mod cmd;
 pub mod exec;
+pub mod explore;
 pub mod lang;
 pub mod tree;
 pub mod world;

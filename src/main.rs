@@ -20,6 +20,14 @@ struct Cli {
 enum Cmd {
     /// Check models (not yet implemented: placeholder).
     Check,
+    /// Run a scenario's calls on a model and print the world after each call.
+    Run {
+        /// The model file (e.g. models/v7.3-rc4/baseline.rmap).
+        model: PathBuf,
+        /// Scenario file (TOML): initial world and `calls`.
+        #[arg(long)]
+        ops: PathBuf,
+    },
     /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
     /// print, validate) and print the results and the final tree.
     Tree {
@@ -90,6 +98,9 @@ fn main() {
             2
         }
         Cmd::Tree { file } => cmd_tree(file),
+        Cmd::Run { model, ops } => {
+            rmapcheck::cmd::run::run(&model, &ops, &mut std::io::stdout(), &mut std::io::stderr())
+        }
         Cmd::BenchTree { nodes, rounds } => cmd_bench_tree(nodes, rounds),
     };
     std::process::exit(code);

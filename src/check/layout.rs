@@ -19,7 +19,10 @@ pub fn check_vma_layout(w: &World) -> Vec<Violation> {
             let vma = &w.vmas[v as usize];
             let name = format!("mm#{m}: vma#{v}");
             if !seen.insert(v) {
-                out.push(Violation::new("vma-layout", format!("{name} is listed twice")));
+                out.push(Violation::new(
+                    "vma-layout",
+                    format!("{name} is listed twice"),
+                ));
             }
             if (vma.vm_start, vma.vm_end) != (s, e) {
                 out.push(Violation::new(
@@ -34,7 +37,10 @@ pub fn check_vma_layout(w: &World) -> Vec<Violation> {
                 out.push(Violation::new("vma-layout", format!("{name} is empty")));
             }
             if s < prev_end {
-                out.push(Violation::new("vma-layout", format!("{name} overlaps its predecessor")));
+                out.push(Violation::new(
+                    "vma-layout",
+                    format!("{name} overlaps its predecessor"),
+                ));
             }
             prev_end = e;
             if vma.freed || vma.detached {

@@ -101,7 +101,9 @@ pub fn check_membership(w: &World) -> Vec<Violation> {
         for &c in &vma.anon_vma_chain {
             let avc = &w.avcs[c as usize];
             if avc.freed || avc.vma != Some(v) {
-                bad(format!("vma#{v}'s chain holds avc#{c}, which is freed or not its own"));
+                bad(format!(
+                    "vma#{v}'s chain holds avc#{c}, which is freed or not its own"
+                ));
                 continue;
             }
             match avc.anon_vma {
@@ -111,9 +113,7 @@ pub fn check_membership(w: &World) -> Vec<Violation> {
                     if av.freed {
                         bad(format!("avc#{c} of vma#{v} links freed anon_vma#{a}"));
                     } else if !av.rb_root.contains(c) {
-                        bad(format!(
-                            "avc#{c} of vma#{v} is not in anon_vma#{a}'s tree"
-                        ));
+                        bad(format!("avc#{c} of vma#{v} is not in anon_vma#{a}'s tree"));
                     }
                 }
             }

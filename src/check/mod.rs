@@ -37,19 +37,58 @@ impl std::fmt::Display for Violation {
 
 /// Every invariant the checker knows, with a one-line description.
 pub const INVARIANTS: &[(&str, &str)] = &[
-    ("rb-shape", "red-black colours, black height and parent links are consistent"),
-    ("tree-order", "in-order starts are non-decreasing on the objects' current keys"),
-    ("augment", "every node's subtree_last is the max LAST of its subtree"),
-    ("membership", "each VMA/AVC is in exactly the rmap trees it belongs to"),
-    ("stale-descent", "no insert or query descends past a node whose key is out of place"),
-    ("tree-precondition", "no erase of a non-member, insert of a member, bad insert_after"),
-    ("cached-keys", "DEBUG_VM_RB: each AVC's cached start/last equal its VMA's"),
-    ("lock-discipline", "trees change only under their write locks; all locks dropped"),
-    ("walker-complete", "an rmap query for each pgoff finds exactly the VMAs mapping it"),
-    ("vma-layout", "each mm's VMAs are sorted, non-overlapping, non-empty, counted"),
-    ("model-assert", "a VM_WARN_ON / VM_BUG_ON in the model fired"),
-    ("model-fault", "the model did something meaningless (NULL dereference, freed use)"),
-    ("equivalent", "a patch gives the same walker answers and layout as the baseline"),
+    (
+        "rb-shape",
+        "red-black colours, black height and parent links are consistent",
+    ),
+    (
+        "tree-order",
+        "in-order starts are non-decreasing on the objects' current keys",
+    ),
+    (
+        "augment",
+        "every node's subtree_last is the max LAST of its subtree",
+    ),
+    (
+        "membership",
+        "each VMA/AVC is in exactly the rmap trees it belongs to",
+    ),
+    (
+        "stale-descent",
+        "no insert or query descends past a node whose key is out of place",
+    ),
+    (
+        "tree-precondition",
+        "no erase of a non-member, insert of a member, bad insert_after",
+    ),
+    (
+        "cached-keys",
+        "DEBUG_VM_RB: each AVC's cached start/last equal its VMA's",
+    ),
+    (
+        "lock-discipline",
+        "trees change only under their write locks; all locks dropped",
+    ),
+    (
+        "walker-complete",
+        "an rmap query for each pgoff finds exactly the VMAs mapping it",
+    ),
+    (
+        "vma-layout",
+        "each mm's VMAs are sorted, non-overlapping, non-empty, counted",
+    ),
+    (
+        "model-assert",
+        "a VM_WARN_ON / VM_BUG_ON in the model fired",
+    ),
+    (
+        "model-fault",
+        "the model did something meaningless (NULL dereference, freed use)",
+    ),
+    (
+        "equivalent",
+        "a patch gives the same walker answers and layout as the baseline",
+    ),
 ];
 
 /// Checks to run after a step: the structural validators of every tree whose lock is free.

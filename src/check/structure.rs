@@ -50,7 +50,10 @@ fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
 /// Describe a tree violation naming nodes by the object that embeds them (`vma#3`).
 fn describe(v: &TreeViolation, kind: &str) -> String {
     match v {
-        TreeViolation::RbShape { node: Some(n), what } => format!("{kind}#{n}: {what}"),
+        TreeViolation::RbShape {
+            node: Some(n),
+            what,
+        } => format!("{kind}#{n}: {what}"),
         TreeViolation::RbShape { node: None, what } => what.clone(),
         TreeViolation::TreeOrder {
             node,

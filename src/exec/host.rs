@@ -134,4 +134,22 @@ pub trait Host {
         list: &str,
         cur: Value,
     ) -> Result<Value, HostError>;
+    /// Last entry of `head->list` (for `list_for_each_entry_reverse`), or `Null`.
+    fn list_last(&mut self, _tid: ThreadId, _head: Value, list: &str) -> Result<Value, HostError> {
+        Err(HostError::Fault(format!(
+            "reverse walk of {list} not supported"
+        )))
+    }
+    /// Entry before `cur` in `head->list`, or `Null` at the start.
+    fn list_prev(
+        &mut self,
+        _tid: ThreadId,
+        _head: Value,
+        list: &str,
+        _cur: Value,
+    ) -> Result<Value, HostError> {
+        Err(HostError::Fault(format!(
+            "reverse walk of {list} not supported"
+        )))
+    }
 }

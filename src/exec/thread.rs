@@ -508,25 +508,43 @@ impl Thread {
                     Err(e) => host_err(e),
                 }
             }
-            Op::ListFirst(list) => match top {
-                Value::Obj(..) => match host.list_first(tid, top, list) {
+            Op::ListFirst(list) | Op::ListLast(list) => match top {
+                Value::Obj(..) => match if matches!(op, Op::ListLast(_)) {
+                    host.list_last(tid, top, list)
+                } else {
+                    host.list_first(tid, top, list)
+                } {
                     Ok(v) => {
                         fr.stack.pop();
                         fr.stack.push(v);
                         fr.pc += 1;
-                        Exec::Ran(true, format!("list_first({top}->{list}) = {v}"))
+                        let f = if matches!(op, Op::ListLast(_)) {
+                            "list_last"
+                        } else {
+                            "list_first"
+                        };
+                        Exec::Ran(true, format!("{f}({top}->{list}) = {v}"))
                     }
                     Err(e) => host_err(e),
                 },
                 Value::Null => runtime(format!("NULL pointer dereference: list head `->{list}`")),
                 other => runtime(format!("list head {other} is not a kernel object")),
             },
-            Op::ListNext(list) => match host.list_next(tid, second, list, top) {
+            Op::ListNext(list) | Op::ListPrev(list) => match if matches!(op, Op::ListPrev(_)) {
+                host.list_prev(tid, second, list, top)
+            } else {
+                host.list_next(tid, second, list, top)
+            } {
                 Ok(v) => {
                     fr.stack.truncate(n.saturating_sub(2));
                     fr.stack.push(v);
                     fr.pc += 1;
-                    Exec::Ran(true, format!("list_next({second}->{list}, {top}) = {v}"))
+                    let f = if matches!(op, Op::ListPrev(_)) {
+                        "list_prev"
+                    } else {
+                        "list_next"
+                    };
+                    Exec::Ran(true, format!("{f}({second}->{list}, {top}) = {v}"))
                 }
                 Err(e) => host_err(e),
             },

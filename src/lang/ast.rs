@@ -120,8 +120,10 @@ pub enum StmtKind {
     Break,
     Continue,
     Block(Vec<Stmt>),
-    /// `list_for_each_entry[_safe](it, [tmp,] &head->list, member) body`
+    /// `list_for_each_entry[_safe|_reverse](it, [tmp,] &head->list, member) body`
     ListForEach {
+        /// `_reverse`: walk from the tail (the oldest entry, as list_add() puts new ones first).
+        reverse: bool,
         it: String,
         tmp: Option<String>,
         head: Expr,

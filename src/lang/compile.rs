@@ -483,13 +483,14 @@ impl FnCompiler<'_, '_> {
                 self.scopes.pop();
             }
             StmtKind::ListForEach {
+                reverse,
                 it,
                 tmp,
                 head,
                 list,
                 member: _,
                 body,
-            } => self.list_loop(it, tmp.as_deref(), head, list, body, loc),
+            } => self.list_loop(*reverse, it, tmp.as_deref(), head, list, body, loc),
         }
     }
 
@@ -539,8 +540,19 @@ impl FnCompiler<'_, '_> {
         }
     }
 
+    /// The instruction that moves a list walk one entry on, forwards or backwards.
+    fn list_step(reverse: bool, list: &str) -> Op {
+        if reverse {
+            Op::ListPrev(list.to_string())
+        } else {
+            Op::ListNext(list.to_string())
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn list_loop(
         &mut self,
+        reverse: bool,
         it: &str,
         tmp: Option<&str>,
         head: &Expr,
@@ -573,7 +585,14 @@ impl FnCompiler<'_, '_> {
         let head_slot = self.new_slot(Value::Null);
         self.emit(Op::Store(head_slot), loc);
         self.emit(Op::Load(head_slot), loc);
-        self.emit(Op::ListFirst(list.to_string()), loc);
+        self.emit(
+            if reverse {
+                Op::ListLast(list.to_string())
+            } else {
+                Op::ListFirst(list.to_string())
+            },
+            loc,
+        );
         self.emit(Op::Store(it_slot), loc);
         let top = self.here();
         self.emit(Op::Load(it_slot), loc);
@@ -581,7 +600,7 @@ impl FnCompiler<'_, '_> {
         if let Some(ts) = tmp_slot {
             self.emit(Op::Load(head_slot), loc);
             self.emit(Op::Load(it_slot), loc);
-            self.emit(Op::ListNext(list.to_string()), loc);
+            self.emit(Self::list_step(reverse, list), loc);
             self.emit(Op::Store(ts), loc);
         }
         self.loops.push(LoopCtx {
@@ -597,7 +616,7 @@ impl FnCompiler<'_, '_> {
             None => {
                 self.emit(Op::Load(head_slot), loc);
                 self.emit(Op::Load(it_slot), loc);
-                self.emit(Op::ListNext(list.to_string()), loc);
+                self.emit(Self::list_step(reverse, list), loc);
             }
         }
         self.emit(Op::Store(it_slot), loc);

@@ -500,10 +500,11 @@ impl Parser<'_> {
                     StmtKind::Continue
                 })
             }
-            "list_for_each_entry" | "list_for_each_entry_safe"
+            "list_for_each_entry" | "list_for_each_entry_safe" | "list_for_each_entry_reverse"
                 if matches!(self.peek_tok(1), Tok::Punct("(")) =>
             {
-                self.list_iter(word == "list_for_each_entry_safe", loc)
+                let reverse = word == "list_for_each_entry_reverse";
+                self.list_iter(word == "list_for_each_entry_safe", reverse, loc)
             }
             "else" => self.err("`else` without a matching `if`"),
             _ => {
@@ -514,7 +515,7 @@ impl Parser<'_> {
         }
     }
 
-    fn list_iter(&mut self, safe: bool, loc: SrcLoc) -> PResult<Stmt> {
+    fn list_iter(&mut self, safe: bool, reverse: bool, loc: SrcLoc) -> PResult<Stmt> {
         self.advance();
         self.expect_punct("(")?;
         let (it, _) = self.ident("the iterator variable")?;
@@ -556,6 +557,7 @@ impl Parser<'_> {
         let body = Box::new(self.stmt()?);
         Ok(Stmt {
             kind: StmtKind::ListForEach {
+                reverse,
                 it,
                 tmp,
                 head,

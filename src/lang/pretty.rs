@@ -177,6 +177,7 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             out.push_str("continue;\n");
         }
         StmtKind::ListForEach {
+            reverse,
             it,
             tmp,
             head,
@@ -194,9 +195,10 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
                     );
                 }
                 None => {
+                    let rev = if *reverse { "_reverse" } else { "" };
                     let _ = writeln!(
                         out,
-                        "list_for_each_entry({it}, &{}->{list}, {member})",
+                        "list_for_each_entry{rev}({it}, &{}->{list}, {member})",
                         expr_text(head)
                     );
                 }

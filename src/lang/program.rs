@@ -49,6 +49,10 @@ pub enum Op {
     ListFirst(String),
     /// Pops the current entry, then the head; pushes the next entry (or NULL).
     ListNext(String),
+    /// Pops a list head object, pushes the last entry of `head->list` (or NULL).
+    ListLast(String),
+    /// Pops the current entry, then the head; pushes the previous entry (or NULL).
+    ListPrev(String),
     /// Pops a condition: when true the run stops with an assertion fault; otherwise pushes false.
     Warn {
         macro_name: String,
@@ -61,7 +65,14 @@ pub enum Op {
 impl Op {
     /// Whether this instruction always reaches the world (field accesses depend on the pointer).
     pub fn always_shared(&self) -> bool {
-        matches!(self, Op::Builtin(..) | Op::ListFirst(_) | Op::ListNext(_))
+        matches!(
+            self,
+            Op::Builtin(..)
+                | Op::ListFirst(_)
+                | Op::ListNext(_)
+                | Op::ListLast(_)
+                | Op::ListPrev(_)
+        )
     }
 }
 

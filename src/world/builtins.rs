@@ -18,8 +18,10 @@ fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(HostError::Fault(msg.into()))
 }
 
-/// Bit of `vm_flags` meaning a shared mapping.
+/// Bit of `vm_flags` meaning a shared mapping (as the models' `#define VM_SHARED`).
 pub const VM_SHARED: i64 = 0x8;
+/// Bit of `vm_flags` meaning writable (as the models' `#define VM_WRITE`).
+pub const VM_WRITE: i64 = 0x2;
 
 impl World {
     fn obj(&self, v: Value, kind: ObjKind, what: &str) -> R<u32> {
@@ -845,6 +847,20 @@ impl Host for World {
     fn list_first(&mut self, _t: ThreadId, head: Value, list: &str) -> R<Value> {
         let l = self.list_vec(head, list)?;
         Ok(Self::opt(ObjKind::Avc, l.first().copied()))
+    }
+
+    fn list_last(&mut self, _t: ThreadId, head: Value, list: &str) -> R<Value> {
+        let l = self.list_vec(head, list)?;
+        Ok(Self::opt(ObjKind::Avc, l.last().copied()))
+    }
+
+    fn list_prev(&mut self, _t: ThreadId, head: Value, list: &str, cur: Value) -> R<Value> {
+        let l = self.list_vec(head, list)?;
+        let c = self.obj(cur, ObjKind::Avc, "list walk")?;
+        let Some(p) = l.iter().position(|&x| x == c) else {
+            return fault(format!("list walk: avc#{c} is no longer on the list"));
+        };
+        Ok(Self::opt(ObjKind::Avc, p.checked_sub(1).map(|q| l[q])))
     }
 
     fn list_next(&mut self, _t: ThreadId, head: Value, list: &str, cur: Value) -> R<Value> {

@@ -19,6 +19,11 @@ impl World {
                 s += " (anonymous)";
             }
         }
+        s += if vma.vm_flags & super::builtins::VM_WRITE != 0 {
+            " rw"
+        } else {
+            " ro"
+        };
         if vma.vm_flags & super::builtins::VM_SHARED != 0 {
             s += " shared";
         }

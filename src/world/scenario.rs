@@ -76,13 +76,32 @@ pub struct VmaSpec {
     pub file: Option<String>,
     #[serde(default)]
     pub shared: bool,
+    /// VM_WRITE; mappings are writable unless the scenario says otherwise.
+    #[serde(default = "yes")]
+    pub writable: bool,
     #[serde(default)]
     pub anon_vmas: Vec<String>,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl Scenario {
+    /// Parse a scenario; errors read `line:col: message`.
     pub fn parse(text: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            match e.span() {
+                Some(sp) => {
+                    let before = &text[..sp.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("{line}:{col}: {msg}")
+                }
+                None => msg,
+            }
+        })
     }
 
     /// Build the initial world: VMAs stored in their mm and linked into the file tree of their
@@ -128,6 +147,9 @@ impl Scenario {
                     vma.vm_pgoff = v.pgoff;
                     if v.shared {
                         vma.vm_flags |= super::builtins::VM_SHARED;
+                    }
+                    if v.writable {
+                        vma.vm_flags |= super::builtins::VM_WRITE;
                     }
                 }
                 if let Some(f) = &v.file {

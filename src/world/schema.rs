@@ -26,6 +26,8 @@ fn fields() -> Vec<(&'static str, &'static str, Type, bool)> {
         (VMA, "vm_file", p(FILE), true),
         (VMA, "vm_mm", p(MM), true),
         (VMA, "anon_vma", p(AV), true),
+        // list head, only walked with list_for_each_entry*(); reading it as a value faults
+        (VMA, "anon_vma_chain", Type::Int, false),
         (FILE, "f_mapping", p(MAPPING), false),
         (AV, "root", p(AV), true),
         (AV, "parent", p(AV), true),

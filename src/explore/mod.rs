@@ -1,0 +1,4 @@
+//! Exploration: applying entry-point calls with every check on, scopes (initial worlds and the
+//! alphabet of calls), and the bounded breadth-first search over call sequences.
+
+pub mod op;

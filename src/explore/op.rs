@@ -1,0 +1,177 @@
+//! Apply one entry-point call to a world with every check on: the step-local violations the
+//! builtins raise, the structural tree checks after each visible step, and the whole-world checks
+//! when the call returns. Used by `rmapcheck run`, the explorer, replay and minimisation.
+
+use crate::check::{self, Violation};
+use crate::exec::{FaultKind, Step, Thread};
+use crate::lang::{Program, SrcLoc};
+use crate::world::scenario::Call;
+use crate::world::World;
+use serde::{Deserialize, Serialize};
+
+/// Visible steps one call may take before it is reported as not terminating.
+pub const MAX_STEPS_PER_CALL: usize = 200_000;
+
+/// One visible (world-touching) step of a call, for traces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub loc: SrcLoc,
+    /// The model function the step ran in.
+    pub func: String,
+    /// What it did, e.g. `mapping_rmap_tree_insert(vma#2, mapping#0)`.
+    pub what: String,
+}
+
+/// Where and how a call failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Index into the call's steps of the failing step; `None` when found at the call's end.
+    pub step: Option<usize>,
+    pub loc: Option<SrcLoc>,
+    pub violations: Vec<Violation>,
+}
+
+impl Failure {
+    /// The invariant that failed first (the one a trace names).
+    pub fn invariant(&self) -> &str {
+        self.violations
+            .first()
+            .map(|v| v.invariant.as_str())
+            .unwrap_or("")
+    }
+}
+
+/// Result of applying one call.
+#[derive(Clone, Debug)]
+pub struct OpOutcome {
+    pub steps: Vec<StepRecord>,
+    pub failure: Option<Failure>,
+}
+
+/// Options for a call's checks.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckOpts {
+    /// Record every visible step (needed for traces; the explorer turns it off).
+    pub record: bool,
+    /// Run the structural tree checks after every visible step.
+    pub per_step: bool,
+}
+
+impl Default for CheckOpts {
+    fn default() -> Self {
+        CheckOpts {
+            record: true,
+            per_step: true,
+        }
+    }
+}
+
+/// Apply `call` to `world` (single thread 0). The world is left as the call left it, also when
+/// it failed.
+pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) -> OpOutcome {
+    let mut steps = Vec::new();
+    world.take_violations();
+    let fail = |steps: &Vec<StepRecord>, loc: Option<SrcLoc>, violations: Vec<Violation>| {
+        Some(Failure {
+            step: steps.len().checked_sub(1),
+            loc,
+            violations,
+        })
+    };
+    let mut thread = match Thread::start(prog, &call.func, &call.args) {
+        Ok(t) => t,
+        Err(e) => {
+            return OpOutcome {
+                steps,
+                failure: Some(Failure {
+                    step: None,
+                    loc: None,
+                    violations: vec![Violation::new("model-fault", format!("{call}: {e}"))],
+                }),
+            }
+        }
+    };
+    for _ in 0..MAX_STEPS_PER_CALL {
+        let func = if opts.record {
+            thread
+                .backtrace(prog)
+                .first()
+                .map(|(f, _)| f.clone())
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        match thread.step_visible(prog, world, 0) {
+            Step::Ran(ev) => {
+                if opts.record {
+                    steps.push(StepRecord {
+                        loc: ev.loc,
+                        func,
+                        what: ev.what,
+                    });
+                }
+                let mut v = check::from_world(world);
+                if opts.per_step {
+                    v.extend(check::after_step(world));
+                }
+                if !v.is_empty() {
+                    return OpOutcome {
+                        failure: fail(&steps, Some(ev.loc), v),
+                        steps,
+                    };
+                }
+            }
+            Step::Blocked => {
+                let loc = thread.loc(prog);
+                let v = Violation::new(
+                    "lock-discipline",
+                    "deadlock: the call waits for a lock that only it could release",
+                );
+                return OpOutcome {
+                    failure: fail(&steps, loc, vec![v]),
+                    steps,
+                };
+            }
+            Step::Finished(_) => {
+                let v = check::at_boundary(world);
+                let failure = (!v.is_empty()).then_some(Failure {
+                    step: None,
+                    loc: None,
+                    violations: v,
+                });
+                return OpOutcome { steps, failure };
+            }
+            Step::Failed(f) => {
+                let inv = match f.kind {
+                    FaultKind::Assertion { .. } => "model-assert",
+                    _ => "model-fault",
+                };
+                if opts.record {
+                    steps.push(StepRecord {
+                        loc: f.loc,
+                        func,
+                        what: f.message.clone(),
+                    });
+                }
+                let mut v = check::from_world(world);
+                v.insert(0, Violation::new(inv, f.message.clone()));
+                return OpOutcome {
+                    failure: fail(&steps, Some(f.loc), v),
+                    steps,
+                };
+            }
+        }
+    }
+    let loc = thread.loc(prog);
+    OpOutcome {
+        failure: fail(
+            &steps,
+            loc,
+            vec![Violation::new(
+                "model-fault",
+                format!("{call} did not return within {MAX_STEPS_PER_CALL} steps"),
+            )],
+        ),
+        steps,
+    }
+}
