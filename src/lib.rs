@@ -8,5 +8,6 @@ pub mod cmd;
 pub mod exec;
 pub mod explore;
 pub mod lang;
+pub mod trace;
 pub mod tree;
 pub mod world;

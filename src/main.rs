@@ -16,10 +16,48 @@ struct Cli {
     cmd: Cmd,
 }
 
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
-    /// Check models (not yet implemented: placeholder).
-    Check,
+    /// Exhaustively check models (default: models/v7.3-rc4 and models/patches) at a scope.
+    /// Exit status: 0 all hold, 1 a counterexample, 2 usage or model errors, 3 incomplete.
+    Check {
+        /// Model files; all baseline and patch models under ./models when none are given.
+        models: Vec<PathBuf>,
+        /// A built-in scope (tiny, default, contract, large) or a scope TOML file.
+        #[arg(long)]
+        scope: Option<String>,
+        /// callers (the kernel's call sites) or contract (any documented arguments).
+        #[arg(long)]
+        mode: Option<rmapcheck::explore::scope::Mode>,
+        /// Longest call sequence to explore.
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Output format of counterexamples.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Save each counterexample as DIR/MODEL.trace.json for `rmapcheck replay`.
+        #[arg(long)]
+        trace_dir: Option<PathBuf>,
+        /// Do not show progress.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// List the models under ./models and the invariants.
+    List,
+    /// Re-run a counterexample trace (JSON) and say whether it still fails.
+    Replay {
+        /// The trace file written by `check --trace-dir` or `--format json`.
+        file: PathBuf,
+        /// Run it on this model instead of the one it was found on.
+        #[arg(long)]
+        model: Option<PathBuf>,
+    },
     /// Run a scenario's calls on a model and print the world after each call.
     Run {
         /// The model file (e.g. models/v7.3-rc4/baseline.rmap).
@@ -93,10 +131,34 @@ fn cmd_bench_tree(nodes: usize, rounds: u64) -> i32 {
 fn main() {
     let cli = Cli::parse();
     let code = match cli.cmd {
-        Cmd::Check => {
-            eprintln!("rmapcheck check: not implemented yet");
-            2
-        }
+        Cmd::Check {
+            models,
+            scope,
+            mode,
+            max_depth,
+            format,
+            trace_dir,
+            quiet,
+        } => rmapcheck::cmd::check::check(
+            &rmapcheck::cmd::check::CheckArgs {
+                models,
+                scope,
+                mode,
+                max_depth,
+                json: matches!(format, Format::Json),
+                trace_dir,
+                progress: !quiet,
+            },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
+        Cmd::Replay { file, model } => rmapcheck::cmd::replay::replay(
+            &file,
+            model,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Cmd::Tree { file } => cmd_tree(file),
         Cmd::Run { model, ops } => {
             rmapcheck::cmd::run::run(&model, &ops, &mut std::io::stdout(), &mut std::io::stderr())

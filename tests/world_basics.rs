@@ -208,3 +208,62 @@ fn world_hash_ignores_scratch() {
     assert_eq!(a, b);
     assert_eq!(h(&a), h(&b));
 }
+
+#[test]
+fn canonical_form_drops_garbage_and_renumbers() {
+    use rmapcheck::tree::validate;
+    let mut w = world();
+    // garbage: a freed VMA at the front of the arena shifts every id in a fresh world
+    let mut shifted = World::new();
+    shifted.add_file("libc.so", false);
+    shifted.alloc_vma(None);
+    shifted.vmas[0].freed = true;
+    assert_ne!(w, shifted);
+    w.vmas.push(w.vmas[0].clone());
+    w.vmas[2].freed = true;
+    let c = w.canonical();
+    assert_eq!(c.vmas.len(), 2, "the freed copy is dropped");
+    assert_eq!(c, c.canonical(), "canonical form is a fixed point");
+    assert!(validate(&c.mappings[0].i_mmap, &FileKeys { vmas: &c.vmas }).is_empty());
+    // a world built in another order canonicalises to the same thing
+    let mut other = World::new();
+    let f = other.add_file("libc.so", false);
+    let a = other.alloc_anon_vma();
+    let mm = other.add_mm();
+    let hi = other.alloc_vma(Some(mm));
+    let lo = other.alloc_vma(Some(mm));
+    for (v, s, e, p) in [(hi, 6, 8, 10), (lo, 0, 4, 0)] {
+        let x = &mut other.vmas[v as usize];
+        (x.vm_start, x.vm_end, x.vm_pgoff, x.vm_file, x.has_vm_ops) = (s, e, p, Some(f), true);
+        x.vm_flags = 0x2;
+    }
+    let keys_insert = |o: &mut World, v: u32| {
+        let k = FileKeys { vmas: &o.vmas };
+        let mut obs = Default::default();
+        rmapcheck::tree::interval::insert(&mut o.mappings[0].i_mmap, &k, v, &mut obs).unwrap();
+    };
+    keys_insert(&mut other, lo);
+    keys_insert(&mut other, hi);
+    let c2 = other.alloc_avc();
+    other.avcs[c2 as usize].vma = Some(lo);
+    other.avcs[c2 as usize].anon_vma = Some(a);
+    other.vmas[lo as usize].anon_vma = Some(a);
+    other.vmas[lo as usize].anon_vma_chain = vec![c2];
+    {
+        let k = rmapcheck::world::AnonKeys {
+            vmas: &other.vmas,
+            avcs: &other.avcs,
+        };
+        let mut obs = Default::default();
+        rmapcheck::tree::interval::insert(&mut other.anon_vmas[0].rb_root, &k, c2, &mut obs)
+            .unwrap();
+    }
+    other.avcs[c2 as usize].cached_vma_start = 0;
+    other.avcs[c2 as usize].cached_vma_last = 3;
+    other.anon_vmas[0].num_active_vmas = 1;
+    other.mm_store(mm, lo);
+    other.mm_store(mm, hi);
+    other.mms[0].map_count = 2;
+    assert_ne!(other, world());
+    assert_eq!(other.canonical(), world().canonical());
+}

@@ -1,4 +1,7 @@
 //! Exploration: applying entry-point calls with every check on, scopes (initial worlds and the
 //! alphabet of calls), and the bounded breadth-first search over call sequences.
 
+pub mod alphabet;
 pub mod op;
+pub mod scope;
+pub mod search;

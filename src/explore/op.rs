@@ -92,16 +92,18 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
         }
     };
     for _ in 0..MAX_STEPS_PER_CALL {
+        let step = thread.step_visible(prog, world, 0);
+        // the function the step ran in: the visible instructions never leave their frame
         let func = if opts.record {
             thread
                 .backtrace(prog)
                 .first()
                 .map(|(f, _)| f.clone())
-                .unwrap_or_default()
+                .unwrap_or_else(|| call.func.clone())
         } else {
             String::new()
         };
-        match thread.step_visible(prog, world, 0) {
+        match step {
             Step::Ran(ev) => {
                 if opts.record {
                     steps.push(StepRecord {

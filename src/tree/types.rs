@@ -110,6 +110,30 @@ impl RbRoot {
         self.root = r;
     }
 
+    /// The same tree with every node id `n` renamed `map(n)` (links included), for
+    /// renumbering the objects that embed the nodes. `map` must be injective on members.
+    pub fn remap(&self, map: &dyn Fn(NodeId) -> NodeId) -> RbRoot {
+        let mut out = RbRoot::new();
+        out.root = self.root.map(map);
+        out.count = self.count;
+        for (i, slot) in self.nodes.iter().enumerate() {
+            if let Some(n) = slot {
+                let m = map(i as NodeId) as usize;
+                if out.nodes.len() <= m {
+                    out.nodes.resize(m + 1, None);
+                }
+                out.nodes[m] = Some(RbNode {
+                    parent: n.parent.map(map),
+                    left: n.left.map(map),
+                    right: n.right.map(map),
+                    color: n.color,
+                    subtree_last: n.subtree_last,
+                });
+            }
+        }
+        out
+    }
+
     /// Ids of all member nodes in ascending id order (arena order, not tree order).
     pub fn members(&self) -> Vec<NodeId> {
         self.nodes

@@ -4,6 +4,7 @@
 //! violations and tree work is excluded).
 
 pub mod builtins;
+pub mod canon;
 pub mod keys;
 pub mod locks;
 pub mod objects;

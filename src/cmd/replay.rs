@@ -1,0 +1,77 @@
+//! `rmapcheck replay TRACE.json`: re-run a counterexample on its model (or another one, e.g. a
+//! patch's next version) and say whether the same invariant fails at the same step.
+
+use super::load_model;
+use crate::trace::{model_hash, replay as replay_trace, text, Trace};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Exit status: 1 when the violation reproduces, 0 when it does not, 2 on bad input.
+pub fn replay(
+    file: &Path,
+    model: Option<PathBuf>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let text_in = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "{}: {e}", file.display());
+            return 2;
+        }
+    };
+    let t = match Trace::from_json(&text_in) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = writeln!(err, "{}:{e}", file.display());
+            return 2;
+        }
+    };
+    let model_path = model.unwrap_or_else(|| PathBuf::from(&t.model));
+    let prog = match load_model(&model_path) {
+        Ok(p) => p,
+        Err(d) => {
+            let _ = write!(err, "{d}");
+            return 2;
+        }
+    };
+    if model_hash(&prog) != t.model_hash {
+        let _ = writeln!(
+            out,
+            "note: {} differs from the model the trace was found on",
+            model_path.display()
+        );
+    }
+    match replay_trace(&prog, &t) {
+        Ok(r) if r.reproduced => {
+            let fresh = Trace::replay_build(
+                &prog,
+                &model_path.display().to_string(),
+                &t.scope,
+                &t.initial,
+                &t.calls,
+            );
+            let _ = writeln!(out, "reproduced: {} at call {}", r.invariant, t.calls.len());
+            let _ = write!(out, "\n{}", text::render(&fresh, &prog));
+            1
+        }
+        Ok(r) => {
+            let _ = writeln!(
+                out,
+                "does not reproduce: expected {} at call {}, got {}",
+                t.invariant(),
+                t.calls.len(),
+                if r.invariant.is_empty() {
+                    "no violation".to_string()
+                } else {
+                    format!("{} at call {:?}", r.invariant, r.call.map(|c| c + 1))
+                }
+            );
+            0
+        }
+        Err(e) => {
+            let _ = writeln!(err, "{}: {e}", file.display());
+            2
+        }
+    }
+}

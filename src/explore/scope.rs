@@ -1,0 +1,212 @@
+//! Scopes: the bounds of an exhaustive search. A scope names the initial world (mms and files),
+//! the address space, how many VMAs and mms a state may have, how deep call sequences go, the
+//! mode (`callers`: the kernel's real call sites; `contract`: any arguments the internal
+//! functions' preconditions allow) and the time/state bounds after which a search is reported
+//! incomplete. Scopes are TOML; a few are built in by name.
+
+use crate::world::scenario::{FileSpec, MmSpec, Scenario};
+use serde::{Deserialize, Serialize};
+
+/// Which calls the explorer makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Only the system-call level entry points, with the arguments the kernel passes.
+    Callers,
+    /// Also the internal functions (`contract_*` entry points) with any arguments their
+    /// documented preconditions allow.
+    Contract,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Callers => "callers",
+            Mode::Contract => "contract",
+        })
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "callers" => Ok(Mode::Callers),
+            "contract" => Ok(Mode::Contract),
+            _ => Err(format!("unknown mode {s:?} (expected callers or contract)")),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scope {
+    pub name: String,
+    pub mode: Mode,
+    /// Longest call sequence explored.
+    pub max_depth: u32,
+    /// Address space `[0, pages)` in pages.
+    pub pages: u64,
+    /// Regular files.
+    pub files: u32,
+    /// Also a /dev/zero file (its private mappings are anonymous VMAs with a vm_file).
+    pub dev_zero: bool,
+    /// Offer shared file mappings.
+    pub shared: bool,
+    /// Offer file mappings at a pgoff that is not the address (so pgoff ranges overlap).
+    pub offsets: bool,
+    /// Longest mapping created by mmap / mremap.
+    pub max_len: u64,
+    /// States with more VMAs in one mm are checked but not expanded.
+    pub max_vmas: usize,
+    /// fork is offered while there are fewer mms than this.
+    pub max_mms: usize,
+    /// Entry points to use (all the model defines when empty).
+    pub entries: Vec<String>,
+    /// Bounds that make a search incomplete when hit.
+    pub max_states: usize,
+    pub max_seconds: f64,
+    pub max_memory_mb: usize,
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Scope {
+            name: "default".into(),
+            mode: Mode::Callers,
+            max_depth: 3,
+            pages: 4,
+            files: 1,
+            dev_zero: true,
+            shared: true,
+            offsets: false,
+            max_len: 4,
+            max_vmas: 3,
+            max_mms: 2,
+            entries: Vec::new(),
+            max_states: 2_000_000,
+            max_seconds: 600.0,
+            max_memory_mb: 8192,
+        }
+    }
+}
+
+impl Scope {
+    /// A built-in scope by name: `tiny`, `default`, `contract`, `large`.
+    pub fn builtin(name: &str) -> Option<Scope> {
+        let d = Scope::default();
+        Some(match name {
+            "default" | "callers" => d,
+            "tiny" => Scope {
+                name: "tiny".into(),
+                max_depth: 2,
+                pages: 3,
+                dev_zero: false,
+                shared: false,
+                max_mms: 1,
+                ..d
+            },
+            "contract" => Scope {
+                name: "contract".into(),
+                mode: Mode::Contract,
+                ..d
+            },
+            "large" => Scope {
+                name: "large".into(),
+                max_depth: 4,
+                pages: 5,
+                offsets: true,
+                max_vmas: 4,
+                ..d
+            },
+            _ => return None,
+        })
+    }
+
+    /// A scope from a name (built in) or a TOML file path; errors read `file:line:col: ...`.
+    pub fn load(spec: &str) -> Result<Scope, String> {
+        if let Some(s) = Scope::builtin(spec) {
+            return Ok(s);
+        }
+        let text = std::fs::read_to_string(spec).map_err(|e| {
+            format!("scope {spec:?}: not a built-in scope (tiny, default, contract, large) and not readable: {e}")
+        })?;
+        let s = Scope::parse(&text).map_err(|e| format!("{spec}:{e}"))?;
+        Ok(s)
+    }
+
+    /// Parse and validate a scope; errors read `line:col: message`.
+    pub fn parse(text: &str) -> Result<Scope, String> {
+        let s: Scope = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            match e.span() {
+                Some(sp) => {
+                    let before = &text[..sp.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("{line}:{col}: {msg}")
+                }
+                None => format!("1:1: {msg}"),
+            }
+        })?;
+        s.validate().map_err(|e| format!("1:1: {e}"))?;
+        Ok(s)
+    }
+
+    /// Reject scopes that make no sense or could not finish.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.pages == 0 || self.pages > 64 {
+            return Err(format!("pages = {}: must be 1..=64", self.pages));
+        }
+        if self.max_len == 0 {
+            return Err("max_len must be at least 1".into());
+        }
+        if self.max_mms == 0 {
+            return Err("max_mms must be at least 1".into());
+        }
+        if self.files > 8 {
+            return Err(format!("files = {}: at most 8", self.files));
+        }
+        if self.max_depth > 64 {
+            return Err(format!("max_depth = {}: at most 64", self.max_depth));
+        }
+        Ok(())
+    }
+
+    /// The initial world: one empty mm and the scope's files.
+    pub fn initial_scenario(&self) -> Scenario {
+        let mut file: Vec<FileSpec> = (0..self.files)
+            .map(|i| FileSpec {
+                name: format!("f{i}"),
+                dev_zero: false,
+            })
+            .collect();
+        if self.dev_zero {
+            file.push(FileSpec {
+                name: "zero".into(),
+                dev_zero: true,
+            });
+        }
+        Scenario {
+            file,
+            anon_vma: Vec::new(),
+            mm: vec![MmSpec::default()],
+            calls: Vec::new(),
+        }
+    }
+
+    /// One line for reports and traces.
+    pub fn summary(&self) -> String {
+        format!(
+            "scope {}: mode {}, depth {}, pages {}, files {}{}, max_vmas {}, max_mms {}",
+            self.name,
+            self.mode,
+            self.max_depth,
+            self.pages,
+            self.files,
+            if self.dev_zero { " + /dev/zero" } else { "" },
+            self.max_vmas,
+            self.max_mms
+        )
+    }
+}

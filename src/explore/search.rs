@@ -1,0 +1,221 @@
+//! Bounded breadth-first search over call sequences. States are canonical worlds identified by
+//! 64-bit fingerprints; the first counterexample found is a shortest one. A search stopped by a
+//! time, memory or state bound is reported as incomplete up to the last depth it finished.
+
+use super::alphabet;
+use super::op::{apply, CheckOpts};
+use super::scope::Scope;
+use crate::check;
+use crate::lang::Program;
+use crate::trace::Trace;
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::collections::{HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+/// Stable 64-bit fingerprint of a (canonical) world.
+pub fn fingerprint(w: &World) -> u64 {
+    // SipHash with fixed zero keys: the same on every run and machine.
+    #[allow(deprecated)]
+    let mut h = std::hash::SipHasher::new();
+    w.hash(&mut h);
+    h.finish()
+}
+
+/// How a search ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// No violation in any state reachable within the scope. `exhausted` is true when no state
+    /// was cut off by the depth or VMA bounds (the whole reachable space was seen).
+    Holds { exhausted: bool },
+    /// A violation, with a shortest trace.
+    Counterexample(Box<Trace>),
+    /// A time, memory or state bound stopped the search; no violation up to `complete_depth`.
+    Incomplete { reason: String, complete_depth: u32 },
+}
+
+/// Numbers a search reports.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Distinct states seen.
+    pub states: usize,
+    /// Calls applied (transitions, including those into known states).
+    pub transitions: usize,
+    /// Deepest level reached.
+    pub depth: u32,
+    pub seconds: f64,
+    /// Approximate bytes held per distinct state (fingerprint set + parent links).
+    pub bytes_per_state: usize,
+}
+
+impl Stats {
+    pub fn states_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.states as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Probability that two distinct states shared a fingerprint (birthday bound over the
+    /// states seen, as TLC's optimistic estimate).
+    pub fn collision_probability(&self) -> f64 {
+        let n = self.states as f64;
+        n * n / 2f64.powi(65)
+    }
+}
+
+/// Parent link of a state, to rebuild the call sequence that reached it.
+struct Node {
+    parent: u32,
+    call: Option<Call>,
+}
+
+/// Progress callback: (states, depth, frontier, seconds).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, u32, usize, f64);
+
+/// Run the search for `prog` in `scope`.
+pub fn search(
+    prog: &Program,
+    model_name: &str,
+    scope: &Scope,
+    progress: Progress<'_>,
+) -> (Outcome, Stats) {
+    let t0 = Instant::now();
+    let mut stats = Stats::default();
+    let initial_scenario = scope.initial_scenario();
+    let world0 = match initial_scenario.build() {
+        Ok(w) => w.canonical(),
+        Err(e) => {
+            return (
+                Outcome::Incomplete {
+                    reason: format!("bad initial world: {e}"),
+                    complete_depth: 0,
+                },
+                stats,
+            )
+        }
+    };
+    let mut nodes = vec![Node {
+        parent: u32::MAX,
+        call: None,
+    }];
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(fingerprint(&world0));
+    let v0 = check::at_boundary(&world0);
+    if !v0.is_empty() {
+        let trace = Trace::from_initial(prog, model_name, scope, &initial_scenario, v0);
+        stats.states = 1;
+        return (Outcome::Counterexample(Box::new(trace)), stats);
+    }
+    let mut frontier: VecDeque<(u32, World)> = VecDeque::new();
+    frontier.push_back((0, world0));
+    let mut depth = 0;
+    let mut cut = false;
+    let opts = CheckOpts {
+        record: false,
+        per_step: true,
+    };
+    let mut last_report = Instant::now();
+    while !frontier.is_empty() {
+        if depth >= scope.max_depth {
+            cut = true;
+            break;
+        }
+        let mut next: VecDeque<(u32, World)> = VecDeque::new();
+        while let Some((idx, w)) = frontier.pop_front() {
+            let too_many = w
+                .mms
+                .iter()
+                .any(|m| !m.freed && m.vmas.len() > scope.max_vmas);
+            if too_many {
+                cut = true;
+                continue;
+            }
+            for call in alphabet::calls(scope, prog, &w) {
+                let mut w2 = w.clone();
+                let out = apply(prog, &mut w2, &call, opts);
+                stats.transitions += 1;
+                if out.failure.is_some() {
+                    let mut calls = path(&nodes, idx);
+                    calls.push(call);
+                    stats.states = seen.len();
+                    stats.depth = depth + 1;
+                    stats.seconds = t0.elapsed().as_secs_f64();
+                    let trace =
+                        Trace::replay_build(prog, model_name, scope, &initial_scenario, &calls);
+                    return (Outcome::Counterexample(Box::new(trace)), stats);
+                }
+                let c = w2.canonical();
+                if seen.insert(fingerprint(&c)) {
+                    nodes.push(Node {
+                        parent: idx,
+                        call: Some(call),
+                    });
+                    next.push_back(((nodes.len() - 1) as u32, c));
+                }
+            }
+            let secs = t0.elapsed().as_secs_f64();
+            if last_report.elapsed().as_secs_f64() >= 1.0 {
+                progress(seen.len(), depth + 1, frontier.len() + next.len(), secs);
+                last_report = Instant::now();
+            }
+            let bound = if seen.len() > scope.max_states {
+                Some(format!("state bound {} reached", scope.max_states))
+            } else if secs > scope.max_seconds {
+                Some(format!("time bound {}s reached", scope.max_seconds))
+            } else if approx_bytes(seen.len(), &next) / (1 << 20) > scope.max_memory_mb {
+                Some(format!("memory bound {} MiB reached", scope.max_memory_mb))
+            } else {
+                None
+            };
+            if let Some(reason) = bound {
+                stats.states = seen.len();
+                stats.depth = depth + 1;
+                stats.seconds = secs;
+                return (
+                    Outcome::Incomplete {
+                        reason,
+                        complete_depth: depth,
+                    },
+                    stats,
+                );
+            }
+        }
+        depth += 1;
+        frontier = next;
+    }
+    stats.states = seen.len();
+    stats.depth = depth;
+    stats.seconds = t0.elapsed().as_secs_f64();
+    stats.bytes_per_state = per_state_bytes();
+    (Outcome::Holds { exhausted: !cut }, stats)
+}
+
+/// Bytes kept for every distinct state: its fingerprint in the set and its parent link.
+fn per_state_bytes() -> usize {
+    // a HashSet<u64> slot (8 bytes + control byte, at most 7/8 full) and a Node with its call
+    16 + std::mem::size_of::<Node>() + std::mem::size_of::<Call>() / 2
+}
+
+fn approx_bytes(states: usize, frontier: &VecDeque<(u32, World)>) -> usize {
+    let per_world = frontier.front().map_or(0, |(_, w)| {
+        std::mem::size_of_val(w) + 64 * (w.vmas.len() + w.avcs.len())
+    });
+    states * (per_state_bytes() + 48) + frontier.len() * per_world
+}
+
+/// The calls leading from the initial state to state `idx`.
+fn path(nodes: &[Node], mut idx: u32) -> Vec<Call> {
+    let mut calls = Vec::new();
+    while idx != u32::MAX {
+        let n = &nodes[idx as usize];
+        if let Some(c) = &n.call {
+            calls.push(c.clone());
+        }
+        idx = n.parent;
+    }
+    calls.reverse();
+    calls
+}

@@ -1,0 +1,81 @@
+//! Minimisation: drop calls, and files of the initial world, while the same invariant still
+//! fails. Breadth-first traces are already shortest in calls; this matters for traces that came
+//! from elsewhere (fuzzing, hand-written scenarios).
+
+use super::rerun;
+use crate::exec::host::{ObjKind, Value};
+use crate::lang::Program;
+use crate::world::scenario::{Call, Scenario};
+
+fn fails_with(prog: &Program, initial: &Scenario, calls: &[Call], invariant: &str) -> bool {
+    matches!(rerun(prog, initial, calls), Ok(r) if r.failure.as_ref().is_some_and(|f| f.invariant() == invariant))
+}
+
+/// Smallest (greedy) scenario and call list that still fails with `invariant`.
+pub fn minimise(
+    prog: &Program,
+    initial: &Scenario,
+    calls: &[Call],
+    invariant: &str,
+) -> (Scenario, Vec<Call>) {
+    let mut init = initial.clone();
+    let mut calls = calls.to_vec();
+    if !fails_with(prog, &init, &calls, invariant) {
+        return (init, calls);
+    }
+    // Drop calls, one at a time, from the front, keeping what still fails.
+    let mut i = 0;
+    while i < calls.len() {
+        let mut fewer = calls.clone();
+        fewer.remove(i);
+        if !fewer.is_empty() && fails_with(prog, &init, &fewer, invariant) {
+            calls = fewer;
+        } else {
+            i += 1;
+        }
+    }
+    // Drop files no call names (renumbering the ones after it).
+    let mut f = 0;
+    while f < init.file.len() {
+        let named = calls
+            .iter()
+            .any(|c| c.args.contains(&Value::Obj(ObjKind::File, f as u32)));
+        let in_world = init
+            .mm
+            .iter()
+            .flat_map(|m| &m.vma)
+            .any(|v| v.file.as_deref() == Some(init.file[f].name.as_str()));
+        if named || in_world {
+            f += 1;
+            continue;
+        }
+        let mut smaller = init.clone();
+        smaller.file.remove(f);
+        let renumbered: Vec<Call> = calls
+            .iter()
+            .map(|c| Call {
+                func: c.func.clone(),
+                args: c
+                    .args
+                    .iter()
+                    .map(|a| match *a {
+                        Value::Obj(ObjKind::File, j) if j as usize > f => {
+                            Value::Obj(ObjKind::File, j - 1)
+                        }
+                        Value::Obj(ObjKind::Mapping, j) if j as usize > f => {
+                            Value::Obj(ObjKind::Mapping, j - 1)
+                        }
+                        other => other,
+                    })
+                    .collect(),
+            })
+            .collect();
+        if fails_with(prog, &smaller, &renumbered, invariant) {
+            init = smaller;
+            calls = renumbered;
+        } else {
+            f += 1;
+        }
+    }
+    (init, calls)
+}

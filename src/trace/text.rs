@@ -1,0 +1,164 @@
+//! Plain-text rendering of a trace for a patch review: ASCII only, at most 80 columns, the
+//! scope, the calls, the steps of the failing call with model file:line, the world before and at
+//! the failure, and the invariant with what it found.
+
+use super::Trace;
+use crate::lang::Program;
+
+/// Column limit of the rendering.
+pub const WIDTH: usize = 80;
+
+/// Steps of the failing call shown (the last ones before the failure).
+pub const MAX_STEPS_SHOWN: usize = 40;
+
+/// Hard-wrap `line` to [`WIDTH`] columns, continuation lines indented by 4 more spaces; non-ASCII
+/// characters become `?`.
+pub fn wrap(line: &str, out: &mut String) {
+    let line: String = line
+        .chars()
+        .map(|c| {
+            if c.is_ascii() && (c == '\t' || !c.is_control()) {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect::<String>()
+        .replace('\t', "    ");
+    let indent = line.len() - line.trim_start().len() + 4;
+    let mut rest: &str = &line;
+    let mut first = true;
+    loop {
+        let room = if first {
+            WIDTH
+        } else {
+            WIDTH - indent.min(WIDTH / 2)
+        };
+        if rest.len() <= room {
+            if !first {
+                out.push_str(&" ".repeat(indent.min(WIDTH / 2)));
+            }
+            out.push_str(rest);
+            out.push('\n');
+            return;
+        }
+        // break at the last space within room, else hard
+        let cut = rest[..room]
+            .rfind(' ')
+            .filter(|&i| i > room / 2)
+            .unwrap_or(room);
+        if !first {
+            out.push_str(&" ".repeat(indent.min(WIDTH / 2)));
+        }
+        out.push_str(rest[..cut].trim_end());
+        out.push('\n');
+        rest = rest[cut..].trim_start();
+        first = false;
+    }
+}
+
+fn section(out: &mut String, title: &str, body: &str) {
+    out.push('\n');
+    wrap(title, out);
+    for l in body.lines() {
+        wrap(&format!("  {l}"), out);
+    }
+}
+
+/// Render `t`; `prog` (the same model) gives file:line and source text of steps.
+pub fn render(t: &Trace, prog: &Program) -> String {
+    let mut out = String::new();
+    wrap(
+        &format!(
+            "rmapcheck counterexample: {} violates {}",
+            t.model,
+            t.invariant()
+        ),
+        &mut out,
+    );
+    wrap(&t.scope.summary(), &mut out);
+    wrap(&format!("model hash {}", t.model_hash), &mut out);
+
+    let init = t
+        .initial
+        .build()
+        .map(|w| w.canonical().render())
+        .unwrap_or_default();
+    section(
+        &mut out,
+        "Initial world:",
+        if init.is_empty() { "(empty)" } else { &init },
+    );
+
+    let mut calls = String::new();
+    for (i, c) in t.calls.iter().enumerate() {
+        let mark = if i + 1 == t.calls.len() {
+            "   <-- fails"
+        } else {
+            ""
+        };
+        calls += &format!("{}. {c}{mark}\n", i + 1);
+    }
+    section(
+        &mut out,
+        "Calls:",
+        if calls.is_empty() { "(none)" } else { &calls },
+    );
+
+    if !t.calls.is_empty() {
+        section(
+            &mut out,
+            &format!("World before call {}:", t.calls.len()),
+            &t.world_before,
+        );
+        // steps: skip plain reads, keep writes, builtins, list walks and the failing one
+        let fail_step = t.failure.as_ref().and_then(|f| f.step);
+        let shown: Vec<(usize, &crate::explore::op::StepRecord)> = t
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                Some(*i) == fail_step || !(s.what.is_empty() || s.what.starts_with("read "))
+            })
+            .collect();
+        let skip = shown.len().saturating_sub(MAX_STEPS_SHOWN);
+        let mut steps = String::new();
+        if skip > 0 {
+            steps += &format!("... {skip} earlier steps\n");
+        }
+        for (i, s) in &shown[skip..] {
+            let (file, line, _, _) = prog.source_line(s.loc);
+            let file = file.rsplit('/').next().unwrap_or(file);
+            let mark = if Some(*i) == fail_step { ">>" } else { "  " };
+            steps += &format!("{mark} {file}:{line} {}: {}\n", s.func, s.what);
+        }
+        if let Some(f) = &t.failure {
+            if let (Some(_), Some(loc)) = (f.step, f.loc) {
+                let (file, line, _, text) = prog.source_line(loc);
+                steps += &format!("   at {file}:{line}:\n     {}\n", text.trim());
+            } else {
+                steps += "   (found when the call returned)\n";
+            }
+        }
+        section(
+            &mut out,
+            &format!(
+                "Steps of call {} (file:line function: action):",
+                t.calls.len()
+            ),
+            &steps,
+        );
+    }
+    let mut viol = String::new();
+    match &t.failure {
+        Some(f) => {
+            for v in &f.violations {
+                viol += &format!("{v}\n");
+            }
+        }
+        None => viol += "(re-running the calls did not reproduce a failure)\n",
+    }
+    section(&mut out, "Violation:", &viol);
+    section(&mut out, "World at the failure:", &t.world_after);
+    out
+}

@@ -1,0 +1,136 @@
+//! Canonical form of a world between operations: freed objects are dropped and the rest
+//! renumbered in a deterministic order (VMAs by mm and address, AVCs by VMA and chain position,
+//! anon_vmas by first use), and lock sequence counters are reset. Two worlds that differ only in
+//! object numbering or garbage get the same canonical form, so the explorer sees them as one
+//! state. Trees are renumbered with their shape unchanged (ties in the trees never look at ids).
+
+use super::World;
+use std::collections::HashMap;
+
+/// Assigns new ids in order of first `visit`.
+struct Numbering {
+    map: HashMap<u32, u32>,
+    order: Vec<u32>,
+}
+
+impl Numbering {
+    fn new() -> Self {
+        Numbering {
+            map: HashMap::new(),
+            order: Vec::new(),
+        }
+    }
+    fn visit(&mut self, old: u32) {
+        if !self.map.contains_key(&old) {
+            self.map.insert(old, self.order.len() as u32);
+            self.order.push(old);
+        }
+    }
+    fn get(&self, old: u32) -> u32 {
+        self.map[&old]
+    }
+}
+
+impl World {
+    /// The canonical form of this world (see the module documentation).
+    pub fn canonical(&self) -> World {
+        // VMAs: listed ones in (mm, address) order, then other unfreed ones by old id.
+        let mut vn = Numbering::new();
+        for mm in &self.mms {
+            for &(_, v) in mm.vmas.values() {
+                vn.visit(v);
+            }
+        }
+        for (i, v) in self.vmas.iter().enumerate() {
+            if !v.freed || self.vma_referenced(i as u32) {
+                vn.visit(i as u32);
+            }
+        }
+        // AVCs: along each kept VMA's chain, then other unfreed ones.
+        let mut cn = Numbering::new();
+        for &v in &vn.order {
+            for &c in &self.vmas[v as usize].anon_vma_chain {
+                cn.visit(c);
+            }
+        }
+        for (i, c) in self.avcs.iter().enumerate() {
+            let in_tree = self.anon_vmas.iter().any(|a| a.rb_root.contains(i as u32));
+            if !c.freed || in_tree {
+                cn.visit(i as u32);
+            }
+        }
+        // anon_vmas: by first use from VMAs and AVCs, then roots and parents, then the rest.
+        let mut an = Numbering::new();
+        for &v in &vn.order {
+            if let Some(a) = self.vmas[v as usize].anon_vma {
+                an.visit(a);
+            }
+        }
+        for &c in &cn.order {
+            if let Some(a) = self.avcs[c as usize].anon_vma {
+                an.visit(a);
+            }
+        }
+        let mut i = 0;
+        while i < an.order.len() {
+            let a = &self.anon_vmas[an.order[i] as usize];
+            an.visit(a.root);
+            an.visit(a.parent);
+            i += 1;
+        }
+        for (i, a) in self.anon_vmas.iter().enumerate() {
+            if !a.freed {
+                an.visit(i as u32);
+            }
+        }
+
+        let mut w = World {
+            mms: self.mms.clone(),
+            files: self.files.clone(),
+            ..Default::default()
+        };
+        for mm in &mut w.mms {
+            mm.mm_lock_seq = 0;
+            for e in mm.vmas.values_mut() {
+                e.1 = vn.get(e.1);
+            }
+        }
+        for &old in &vn.order {
+            let mut v = self.vmas[old as usize].clone();
+            v.anon_vma = v.anon_vma.map(|a| an.get(a));
+            v.anon_vma_chain = v.anon_vma_chain.iter().map(|&c| cn.get(c)).collect();
+            // a VMA is write-locked while its sequence equals its mm's
+            v.vm_lock_seq = match (v.vm_lock_seq, v.vm_mm) {
+                (Some(s), Some(m)) if self.mms[m as usize].mm_lock_seq == s => Some(0),
+                _ => None,
+            };
+            w.vmas.push(v);
+        }
+        for &old in &cn.order {
+            let mut c = self.avcs[old as usize].clone();
+            c.vma = c.vma.map(|v| *vn.map.get(&v).unwrap_or(&u32::MAX));
+            c.anon_vma = c.anon_vma.map(|a| an.get(a));
+            w.avcs.push(c);
+        }
+        for &old in &an.order {
+            let mut a = self.anon_vmas[old as usize].clone();
+            a.root = an.get(a.root);
+            a.parent = an.get(a.parent);
+            a.rb_root = a.rb_root.remap(&|n| *cn.map.get(&n).unwrap_or(&u32::MAX));
+            w.anon_vmas.push(a);
+        }
+        for m in &self.mappings {
+            let mut m = m.clone();
+            m.i_mmap = m.i_mmap.remap(&|n| *vn.map.get(&n).unwrap_or(&u32::MAX));
+            w.mappings.push(m);
+        }
+        w
+    }
+
+    /// Whether a freed VMA is still referenced (by a tree or an AVC): then it is kept, so the
+    /// canonical form never dangles.
+    fn vma_referenced(&self, v: u32) -> bool {
+        self.mappings.iter().any(|m| m.i_mmap.contains(v))
+            || self.avcs.iter().any(|c| !c.freed && c.vma == Some(v))
+    }
+}
