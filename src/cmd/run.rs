@@ -36,6 +36,8 @@ pub fn run(model: &Path, scenario: &Path, out: &mut dyn Write, err: &mut dyn Wri
             return 2;
         }
     };
+    // ids are renumbered between calls exactly as the explorer and traces do
+    world = world.canonical();
     let _ = writeln!(out, "initial world:");
     let _ = write!(out, "{}", world.render());
     for (i, call) in calls.iter().enumerate() {
@@ -59,6 +61,7 @@ pub fn run(model: &Path, scenario: &Path, out: &mut dyn Write, err: &mut dyn Wri
             let _ = write!(out, "{}", world.render());
             return 1;
         }
+        world = world.canonical();
         let _ = write!(out, "{}", world.render());
     }
     0

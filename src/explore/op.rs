@@ -2,7 +2,7 @@
 //! builtins raise, the structural tree checks after each visible step, and the whole-world checks
 //! when the call returns. Used by `rmapcheck run`, the explorer, replay and minimisation.
 
-use crate::check::{self, Violation};
+use crate::check::{self, InvariantSet, Violation};
 use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
 use crate::world::scenario::Call;
@@ -55,6 +55,8 @@ pub struct CheckOpts {
     pub record: bool,
     /// Run the structural tree checks after every visible step.
     pub per_step: bool,
+    /// The invariants to check.
+    pub invariants: InvariantSet,
 }
 
 impl Default for CheckOpts {
@@ -62,6 +64,7 @@ impl Default for CheckOpts {
         CheckOpts {
             record: true,
             per_step: true,
+            invariants: InvariantSet::all(),
         }
     }
 }
@@ -112,9 +115,9 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                         what: ev.what,
                     });
                 }
-                let mut v = check::from_world(world);
+                let mut v = opts.invariants.filter(check::from_world(world));
                 if opts.per_step {
-                    v.extend(check::after_step(world));
+                    v.extend(check::after_step(world, opts.invariants));
                 }
                 if !v.is_empty() {
                     return OpOutcome {
@@ -129,13 +132,14 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                     "lock-discipline",
                     "deadlock: the call waits for a lock that only it could release",
                 );
+                // a deadlocked call cannot go on, whatever is checked
                 return OpOutcome {
                     failure: fail(&steps, loc, vec![v]),
                     steps,
                 };
             }
             Step::Finished(_) => {
-                let v = check::at_boundary(world);
+                let v = check::at_boundary(world, opts.invariants);
                 let failure = (!v.is_empty()).then_some(Failure {
                     step: None,
                     loc: None,
@@ -157,6 +161,15 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                 }
                 let mut v = check::from_world(world);
                 v.insert(0, Violation::new(inv, f.message.clone()));
+                let v = opts.invariants.filter(v);
+                if v.is_empty() {
+                    // the invariant is not checked: the run still cannot go on
+                    let v = vec![Violation::new(inv, f.message.clone())];
+                    return OpOutcome {
+                        failure: fail(&steps, Some(f.loc), v),
+                        steps,
+                    };
+                }
                 return OpOutcome {
                     failure: fail(&steps, Some(f.loc), v),
                     steps,

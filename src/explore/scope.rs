@@ -63,6 +63,8 @@ pub struct Scope {
     pub max_mms: usize,
     /// Entry points to use (all the model defines when empty).
     pub entries: Vec<String>,
+    /// Invariants to check (all when empty).
+    pub invariants: Vec<String>,
     /// Bounds that make a search incomplete when hit.
     pub max_states: usize,
     pub max_seconds: f64,
@@ -84,6 +86,7 @@ impl Default for Scope {
             max_vmas: 3,
             max_mms: 2,
             entries: Vec::new(),
+            invariants: Vec::new(),
             max_states: 2_000_000,
             max_seconds: 600.0,
             max_memory_mb: 8192,
@@ -170,6 +173,7 @@ impl Scope {
         if self.max_depth > 64 {
             return Err(format!("max_depth = {}: at most 64", self.max_depth));
         }
+        crate::check::InvariantSet::from_names(&self.invariants)?;
         Ok(())
     }
 
@@ -193,6 +197,11 @@ impl Scope {
             mm: vec![MmSpec::default()],
             calls: Vec::new(),
         }
+    }
+
+    /// The invariants this scope checks.
+    pub fn invariant_set(&self) -> crate::check::InvariantSet {
+        crate::check::InvariantSet::from_names(&self.invariants).unwrap_or_default()
     }
 
     /// One line for reports and traces.

@@ -103,7 +103,7 @@ pub fn search(
     }];
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(fingerprint(&world0));
-    let v0 = check::at_boundary(&world0);
+    let v0 = check::at_boundary(&world0, scope.invariant_set());
     if !v0.is_empty() {
         let trace = Trace::from_initial(prog, model_name, scope, &initial_scenario, v0);
         stats.states = 1;
@@ -116,6 +116,7 @@ pub fn search(
     let opts = CheckOpts {
         record: false,
         per_step: true,
+        invariants: scope.invariant_set(),
     };
     let mut last_report = Instant::now();
     while !frontier.is_empty() {

@@ -3,12 +3,14 @@
 //! from elsewhere (fuzzing, hand-written scenarios).
 
 use super::rerun;
+use crate::check::InvariantSet;
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
 use crate::world::scenario::{Call, Scenario};
 
 fn fails_with(prog: &Program, initial: &Scenario, calls: &[Call], invariant: &str) -> bool {
-    matches!(rerun(prog, initial, calls), Ok(r) if r.failure.as_ref().is_some_and(|f| f.invariant() == invariant))
+    let set = InvariantSet::all();
+    matches!(rerun(prog, initial, calls, set), Ok(r) if r.failure.as_ref().is_some_and(|f| f.invariant() == invariant))
 }
 
 /// Smallest (greedy) scenario and call list that still fails with `invariant`.

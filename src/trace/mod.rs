@@ -7,7 +7,7 @@ pub mod dot;
 pub mod minimise;
 pub mod text;
 
-use crate::check::Violation;
+use crate::check::{InvariantSet, Violation};
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::explore::scope::Scope;
 use crate::lang::Program;
@@ -61,11 +61,20 @@ pub struct Rerun {
 
 /// Re-run `calls` from `initial`, canonicalising between calls as the explorer does; stops at
 /// the first failing call.
-pub fn rerun(prog: &Program, initial: &Scenario, calls: &[Call]) -> Result<Rerun, String> {
+pub fn rerun(
+    prog: &Program,
+    initial: &Scenario,
+    calls: &[Call],
+    invariants: InvariantSet,
+) -> Result<Rerun, String> {
     let mut w = initial.build()?.canonical();
+    let opts = CheckOpts {
+        invariants,
+        ..CheckOpts::default()
+    };
     for (i, c) in calls.iter().enumerate() {
         let before = w.clone();
-        let out = apply(prog, &mut w, c, CheckOpts::default());
+        let out = apply(prog, &mut w, c, opts);
         if out.failure.is_some() {
             return Ok(Rerun {
                 steps: out.steps,
@@ -95,7 +104,7 @@ impl Trace {
         initial: &Scenario,
         calls: &[Call],
     ) -> Trace {
-        let r = rerun(prog, initial, calls);
+        let r = rerun(prog, initial, calls, scope.invariant_set());
         let (steps, failure, before, after, calls) = match r {
             Ok(r) => {
                 let n = r.failed_call.map_or(calls.len(), |i| i + 1);
@@ -180,7 +189,7 @@ pub struct ReplayResult {
 
 /// Re-run a trace's calls on `prog` and compare with what it recorded.
 pub fn replay(prog: &Program, t: &Trace) -> Result<ReplayResult, String> {
-    let r = rerun(prog, &t.initial, &t.calls)?;
+    let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
     let invariant = r
         .failure
         .as_ref()
