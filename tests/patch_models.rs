@@ -1,19 +1,189 @@
+//! The patch models of models/patches/ on the scenarios of tests/baseline_scenarios.rs and on
+//! further call lists (model_fixtures::extra_scenarios). What each patch reports is asserted as
+//! found: clean, or the call and the invariant that fired first. A failure here is a finding
+//! about the patch, kept with a comment, not something to fix in the model.
+
 mod model_fixtures;
 use model_fixtures::*;
+use std::path::{Path, PathBuf};
+
+/// Every model file: each `.rmap` under models/ except the baseline's parts in `lib/`, which
+/// are only meaningful together (through baseline.rmap, loaded here).
+fn model_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            if p.file_name().is_some_and(|n| n != "lib") {
+                model_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rmap") {
+            out.push(p);
+        }
+    }
+}
 
 #[test]
-fn survey() {
-    for m in [BASELINE, SPLIT_SKIP, INPLACE, SKIP_ANON] {
-        let p = load(m);
-        for (name, s, calls) in baseline_scenarios() {
-            let (_, stop) = run(&p, s, &calls);
-            match stop {
-                None => println!("{m} | {name} | clean"),
-                Some(st) => println!(
-                    "{m} | {name} | call {} {} | {:?} at {:?}",
-                    st.call, st.text, st.failure.violations, st.failure.loc
-                ),
+fn every_model_file_loads_without_diagnostics() {
+    let mut files = Vec::new();
+    model_files(Path::new("models"), &mut files);
+    files.sort();
+    assert!(files.len() >= 4 + 12, "found only {files:?}");
+    for f in &files {
+        if let Err(d) = rmapcheck::cmd::load_model(f) {
+            panic!("{}:\n{d}", f.display());
+        }
+    }
+}
+
+/// Run `model` on every scenario; those named in `failing` must stop at (call, invariant),
+/// every other one must run clean.
+fn expect(model: &str, failing: &[(&str, usize, &str)]) {
+    let p = load(model);
+    let all: Vec<_> = baseline_scenarios()
+        .into_iter()
+        .chain(extra_scenarios())
+        .collect();
+    for (name, _, _) in failing {
+        assert!(
+            all.iter().any(|(n, _, _)| n == name),
+            "no scenario {name:?}"
+        );
+    }
+    for (name, world, calls) in &all {
+        match failing.iter().find(|(n, _, _)| n == name) {
+            Some(&(_, call, inv)) => {
+                run_fails(&p, world, calls, call, inv);
+            }
+            None => {
+                let (w, stop) = run(&p, world, calls);
+                if let Some(s) = stop {
+                    panic!(
+                        "{model}: {name}: call {} `{}` failed: {:?}\n{}",
+                        s.call,
+                        s.text,
+                        s.failure.violations,
+                        w.render()
+                    );
+                }
             }
         }
     }
+}
+
+#[test]
+fn baseline_runs_every_scenario_clean() {
+    expect(BASELINE, &[]);
+}
+
+/// 002: clean everywhere, in callers mode and in contract mode. Re-keying vp->vma before
+/// adj_next's insert is what keeps the contract-mode merge with a new pgoff for middle clean
+/// (see mutant adj-next-before-rekey for the order the other way round).
+#[test]
+fn split_skip_reinsert_is_clean() {
+    expect(SPLIT_SKIP, &[]);
+}
+
+/// 002: a lower split leaves the original VMA where it was and only propagates.
+#[test]
+fn split_skip_reinsert_lower_split_keeps_the_node() {
+    let p = load(SPLIT_SKIP);
+    let w = run_clean(&p, ONE_FILE_VMA, &["contract_split(mm#0, vma#0, 5, 0)"]);
+    assert_eq!(layout(&w, 0), vec![(0, 5, 100), (5, 8, 105)]);
+    assert_eq!(w.mappings[0].i_mmap.len(), 2);
+}
+
+/// 000/003 (as reconstructed): clean on every callers-mode scenario and on the contract-mode
+/// merges (init_multi_vma_prep() compares the pgoffs itself). It is *not* safe for a
+/// vma_shrink() that changes the pgoff: the flags are set unconditionally there, so vp->vma
+/// stays in the file tree under a new key. Today's only caller (exec's stack shift) passes the
+/// same pgoff, so this is "safe by today's callers only", found in contract mode.
+#[test]
+fn inplace_pgoff_unchanged_fails_only_for_a_shrink_with_a_new_pgoff() {
+    expect(
+        INPLACE,
+        &[("contract: vma_shrink with a new pgoff", 0, "tree-order")],
+    );
+}
+
+/// 000/003: the contract-mode finding in detail: mm#0's VMA keeps its node but now sorts after
+/// mm#1's VMA at pgoff 104, found when i_mmap_rwsem is dropped.
+#[test]
+fn inplace_shrink_with_new_pgoff_leaves_a_stale_key() {
+    let p = load(INPLACE);
+    let s = run_fails(
+        &p,
+        TWO_MMS,
+        &["contract_shrink(mm#0, vma#0, 0, 5, 130)"],
+        0,
+        "tree-order",
+    );
+    let msg = &s.failure.violations[0].message;
+    assert!(msg.contains("vma#0 (start 130)"), "{msg}");
+}
+
+/// 004: every call list that does not map private /dev/zero is clean, and so are mmap + munmap
+/// of a whole /dev/zero mapping (both sides skip it). Everything else that touches a private
+/// /dev/zero VMA breaks, because vma_prepare()/vma_complete() and fork still go by vm_file and
+/// expect the VMA in /dev/zero's file tree, where the patch no longer puts it:
+/// - a split (munmap or mprotect of part of it) removes vp->vma from the file tree:
+///   `tree-precondition` (erase of a node not in the tree), in vma_prepare();
+/// - a merge of two private /dev/zero mmaps (vma_expand of the first) does the same;
+/// - fork inserts the child after the parent with insert_after, and the parent is not in the
+///   tree: `tree-precondition` in dup_mmap().
+#[test]
+fn skip_anon_file_rmap_breaks_split_merge_and_fork_of_private_dev_zero() {
+    expect(
+        SKIP_ANON,
+        &[
+            (
+                "private /dev/zero mapping, munmap in the middle",
+                1,
+                "tree-precondition",
+            ),
+            ("/dev/zero private: fork", 1, "tree-precondition"),
+            ("/dev/zero private: mprotect part", 1, "tree-precondition"),
+            (
+                "/dev/zero private: two mmaps that merge, exit",
+                1,
+                "tree-precondition",
+            ),
+        ],
+    );
+}
+
+/// 004: the failing steps named: the erase in vma_prepare() and fork's insert_after.
+#[test]
+fn skip_anon_file_rmap_failing_steps() {
+    let p = load(SKIP_ANON);
+    let s = run_fails(
+        &p,
+        EMPTY,
+        &[
+            "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
+            "sys_munmap(mm#0, 1, 2)",
+        ],
+        1,
+        "tree-precondition",
+    );
+    let step = &s.failure.violations[0].message;
+    assert!(step.starts_with("mapping_rmap_tree_remove"), "{step}");
+    let s = run_fails(
+        &p,
+        EMPTY,
+        &["sys_mmap(mm#0, file#1, 0, 4, 0, false)", "sys_fork(mm#0)"],
+        1,
+        "tree-precondition",
+    );
+    let step = &s.failure.violations[0].message;
+    assert!(step.starts_with("mapping_rmap_tree_insert_after"), "{step}");
+    // munmap of the whole mapping skips it on both sides and is clean
+    let w = run_clean(
+        &p,
+        EMPTY,
+        &[
+            "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
+            "sys_munmap(mm#0, 0, 4)",
+        ],
+    );
+    assert!(w.mappings[1].i_mmap.is_empty());
 }

@@ -313,3 +313,192 @@ pub fn baseline_scenarios() -> Vec<(&'static str, &'static str, Vec<&'static str
         ),
     ]
 }
+
+/// An anonymous-capable world: no VMA yet, a file, /dev/zero.
+pub const ANON_EMPTY: &str = EMPTY;
+
+/// One file mapped by two mms: mm#0 [0,8) at pgoff 100, mm#1 [0,4) at 104 and [4,8) at 120.
+pub const TWO_MMS: &str = r#"
+[[file]]
+name = "f"
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 8
+pgoff = 100
+file = "f"
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 4
+pgoff = 104
+file = "f"
+[[mm.vma]]
+start = 4
+end = 8
+pgoff = 120
+file = "f"
+"#;
+
+/// middle [2,4) at pgoff 2 and next [4,6) at pgoff 4 in mm#0, same flags; mm#1 maps the file
+/// at pgoff 10, so vma#2 sits to the right of middle in the file tree.
+pub const MIDDLE_NEXT_AND_OTHER: &str = r#"
+[[file]]
+name = "f"
+[[mm]]
+[[mm.vma]]
+start = 2
+end = 4
+pgoff = 2
+file = "f"
+[[mm.vma]]
+start = 4
+end = 6
+pgoff = 4
+file = "f"
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 2
+pgoff = 10
+file = "f"
+"#;
+
+/// A stack-like file VMA [4, 8) at pgoff 100, room below it.
+pub const HIGH_FILE_VMA: &str = r#"
+[[file]]
+name = "f"
+[[mm]]
+[[mm.vma]]
+start = 4
+end = 8
+pgoff = 100
+file = "f"
+"#;
+
+/// Further call lists, beyond the baseline scenarios: the anon side, private /dev/zero mappings
+/// under every entry point, the other callers of vma_shrink()/vma_expand(), and contract-mode
+/// calls with arguments today's callers never pass.
+pub fn extra_scenarios() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
+    vec![
+        (
+            "anon: fault, lower split, upper split, mprotect merge back",
+            ANON_EMPTY,
+            vec![
+                "sys_mmap(mm#0, NULL, 0, 8, 0, false)",
+                "do_anonymous_fault(mm#0, 0)",
+                "sys_munmap(mm#0, 6, 8)",
+                "sys_munmap(mm#0, 0, 1)",
+                "sys_mprotect(mm#0, 2, 4, false)",
+                "sys_mprotect(mm#0, 2, 4, true)",
+            ],
+        ),
+        (
+            "anon: fork, then split and merge in the child and the parent",
+            ANON_EMPTY,
+            vec![
+                "sys_mmap(mm#0, NULL, 0, 8, 0, false)",
+                "do_anonymous_fault(mm#0, 0)",
+                "sys_fork(mm#0)",
+                "sys_mprotect(mm#1, 2, 4, false)",
+                "sys_mprotect(mm#1, 4, 6, false)",
+                "sys_munmap(mm#0, 6, 8)",
+                "sys_exit(mm#1)",
+            ],
+        ),
+        (
+            "file with anon_vma: fork, munmap tail in both",
+            ONE_FILE_VMA,
+            vec![
+                "do_anonymous_fault(mm#0, 0)",
+                "sys_fork(mm#0)",
+                "sys_munmap(mm#1, 5, 8)",
+                "sys_munmap(mm#0, 6, 8)",
+                "sys_mremap_expand(mm#0, 0, 8)",
+            ],
+        ),
+        (
+            "/dev/zero private: fork",
+            EMPTY,
+            vec!["sys_mmap(mm#0, file#1, 0, 4, 0, false)", "sys_fork(mm#0)"],
+        ),
+        (
+            "/dev/zero private: munmap the whole mapping",
+            EMPTY,
+            vec![
+                "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
+                "sys_munmap(mm#0, 0, 4)",
+            ],
+        ),
+        (
+            "/dev/zero private: mprotect part",
+            EMPTY,
+            vec![
+                "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
+                "sys_mprotect(mm#0, 2, 4, false)",
+            ],
+        ),
+        (
+            "/dev/zero private: two mmaps that merge, exit",
+            EMPTY,
+            vec![
+                "sys_mmap(mm#0, file#1, 0, 2, 0, false)",
+                "sys_mmap(mm#0, file#1, 2, 4, 2, false)",
+                "sys_exit(mm#0)",
+            ],
+        ),
+        (
+            "mremap grows and shrinks in place",
+            ONE_FILE_VMA,
+            vec![
+                "sys_mremap_expand(mm#0, 0, 12)",
+                "sys_mremap_shrink(mm#0, 0, 5)",
+            ],
+        ),
+        (
+            "exec moves the stack down (vma_expand then vma_shrink)",
+            HIGH_FILE_VMA,
+            vec!["sys_shift_down(mm#0, 4, 2)"],
+        ),
+        (
+            "shared file: shrink and splits with other mms in the tree",
+            TWO_MMS,
+            vec![
+                "sys_munmap(mm#0, 6, 8)",
+                "sys_munmap(mm#0, 0, 1)",
+                "sys_mprotect(mm#1, 1, 3, false)",
+                "sys_mremap_expand(mm#0, 1, 8)",
+            ],
+        ),
+        (
+            "contract: vma_shrink keeping the pgoff",
+            TWO_MMS,
+            vec!["contract_shrink(mm#0, vma#0, 0, 5, 100)"],
+        ),
+        (
+            "contract: vma_shrink with a new pgoff",
+            TWO_MMS,
+            vec!["contract_shrink(mm#0, vma#0, 0, 5, 130)"],
+        ),
+        (
+            "contract: adjust_next_start keeping middle's pgoff",
+            MIDDLE_NEXT_AND_OTHER,
+            vec!["contract_adjust_next(mm#0, vma#0, 3, 2)"],
+        ),
+        (
+            "contract: adjust_next_start with a new pgoff for middle",
+            MIDDLE_NEXT_AND_OTHER,
+            vec!["contract_adjust_next(mm#0, vma#0, 3, 50)"],
+        ),
+        (
+            "contract: adjust_middle_start keeping prev's pgoff",
+            MIDDLE_NEXT_AND_OTHER,
+            vec!["contract_adjust_middle(mm#0, vma#1, 5, 2)"],
+        ),
+        (
+            "contract: adjust_middle_start with a new pgoff for prev",
+            MIDDLE_NEXT_AND_OTHER,
+            vec!["contract_adjust_middle(mm#0, vma#1, 5, 50)"],
+        ),
+    ]
+}
