@@ -36,9 +36,10 @@ fn every_model_file_loads_without_diagnostics() {
 }
 
 /// Run `model` on every scenario; those named in `failing` must stop at (call, invariant),
-/// every other one must run clean.
+/// every other one must run clean and leave the baseline's VMA layout.
 fn expect(model: &str, failing: &[(&str, usize, &str)]) {
     let p = load(model);
+    let base = load(BASELINE);
     let all: Vec<_> = baseline_scenarios()
         .into_iter()
         .chain(extra_scenarios())
@@ -56,6 +57,11 @@ fn expect(model: &str, failing: &[(&str, usize, &str)]) {
             }
             None => {
                 let (w, stop) = run(&p, world, calls);
+                // the same VMA layout as the baseline (baseline_scenarios.rs asserts those)
+                let (wb, _) = run(&base, world, calls);
+                for mm in 0..wb.mms.len() as u32 {
+                    assert_eq!(layout(&w, mm), layout(&wb, mm), "{model}: {name}");
+                }
                 if let Some(s) = stop {
                     panic!(
                         "{model}: {name}: call {} `{}` failed: {:?}\n{}",
@@ -193,7 +199,8 @@ fn skip_anon_file_rmap_failing_steps() {
 /// stops at the first call the baseline rejects (bad arguments trip its VM_WARN_ONs). Asserted:
 /// - 002 never fails where the baseline passes (callers and contract mode);
 /// - 000/003 fails only on contract_shrink() with a pgoff other than the VMA's current one;
-/// - 004 fails only on sequences that map private /dev/zero.
+/// - 004 fails only on sequences that map private /dev/zero;
+/// - while a patch runs clean, every mm has the same VMA layout as under the baseline.
 #[test]
 fn random_sweep_against_baseline() {
     const W: &str = r#"
@@ -297,6 +304,16 @@ file = "f"
                 };
                 let Some(f) = apply(&models[k], &mut ws[k], &call, CheckOpts::default()).failure
                 else {
+                    // equivalent: the same VMA layout as the baseline in every mm
+                    assert_eq!(ws[k].mms.len(), wb.mms.len(), "{:?}", &calls[..=i]);
+                    for mm in 0..wb.mms.len() as u32 {
+                        assert_eq!(
+                            layout(&ws[k], mm),
+                            layout(&wb, mm),
+                            "model {k}: {:?}",
+                            &calls[..=i]
+                        );
+                    }
                     continue;
                 };
                 live[k] = false;
