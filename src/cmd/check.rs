@@ -49,8 +49,13 @@ fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
             complete_depth,
         } => format!("incomplete up to depth {complete_depth} ({reason})"),
     };
+    let mem = if st.bytes_per_state > 0 {
+        format!(", {} B/state", st.bytes_per_state)
+    } else {
+        String::new()
+    };
     format!(
-        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s, p(fingerprint collision) {:.1e}",
+        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, p(fingerprint collision) {:.1e}",
         model.display(),
         st.states,
         st.transitions,

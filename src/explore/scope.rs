@@ -76,7 +76,7 @@ impl Default for Scope {
         Scope {
             name: "default".into(),
             mode: Mode::Callers,
-            max_depth: 3,
+            max_depth: 4,
             pages: 4,
             files: 1,
             dev_zero: true,
@@ -112,6 +112,7 @@ impl Scope {
             "contract" => Scope {
                 name: "contract".into(),
                 mode: Mode::Contract,
+                offsets: true,
                 ..d
             },
             "large" => Scope {

@@ -6,6 +6,7 @@ use super::alphabet;
 use super::op::{apply, CheckOpts};
 use super::scope::Scope;
 use crate::check;
+use crate::exec::host::Value;
 use crate::lang::Program;
 use crate::trace::Trace;
 use crate::world::scenario::Call;
@@ -125,36 +126,30 @@ pub fn search(
             break;
         }
         let mut next: VecDeque<(u32, World)> = VecDeque::new();
-        while let Some((idx, w)) = frontier.pop_front() {
-            let too_many = w
-                .mms
-                .iter()
-                .any(|m| !m.freed && m.vmas.len() > scope.max_vmas);
-            if too_many {
-                cut = true;
-                continue;
-            }
-            for call in alphabet::calls(scope, prog, &w) {
-                let mut w2 = w.clone();
-                let out = apply(prog, &mut w2, &call, opts);
-                stats.transitions += 1;
-                if out.failure.is_some() {
-                    let mut calls = path(&nodes, idx);
-                    calls.push(call);
-                    stats.states = seen.len();
-                    stats.depth = depth + 1;
-                    stats.seconds = t0.elapsed().as_secs_f64();
-                    let trace =
-                        Trace::replay_build(prog, model_name, scope, &initial_scenario, &calls);
-                    return (Outcome::Counterexample(Box::new(trace)), stats);
-                }
-                let c = w2.canonical();
-                if seen.insert(fingerprint(&c)) {
-                    nodes.push(Node {
-                        parent: idx,
-                        call: Some(call),
-                    });
-                    next.push_back(((nodes.len() - 1) as u32, c));
+        while !frontier.is_empty() {
+            let take = frontier.len().min(BATCH);
+            let batch: Vec<(u32, World)> = frontier.drain(..take).collect();
+            for (idx, ex) in expand_batch(scope, prog, opts, &batch) {
+                cut |= ex.cut;
+                for (call, succ) in ex.succs {
+                    stats.transitions += 1;
+                    let Some((c, fp)) = succ else {
+                        let mut calls = path(&nodes, idx);
+                        calls.push(call);
+                        stats.states = seen.len();
+                        stats.depth = depth + 1;
+                        stats.seconds = t0.elapsed().as_secs_f64();
+                        let trace =
+                            Trace::replay_build(prog, model_name, scope, &initial_scenario, &calls);
+                        return (Outcome::Counterexample(Box::new(trace)), stats);
+                    };
+                    if seen.insert(fp) {
+                        nodes.push(Node {
+                            parent: idx,
+                            call: Some(call),
+                        });
+                        next.push_back(((nodes.len() - 1) as u32, c));
+                    }
                 }
             }
             let secs = t0.elapsed().as_secs_f64();
@@ -190,21 +185,106 @@ pub fn search(
     stats.states = seen.len();
     stats.depth = depth;
     stats.seconds = t0.elapsed().as_secs_f64();
-    stats.bytes_per_state = per_state_bytes();
+    stats.bytes_per_state = measured_bytes(&seen, &nodes) / seen.len().max(1);
     (Outcome::Holds { exhausted: !cut }, stats)
 }
 
-/// Bytes kept for every distinct state: its fingerprint in the set and its parent link.
-fn per_state_bytes() -> usize {
-    // a HashSet<u64> slot (8 bytes + control byte, at most 7/8 full) and a Node with its call
-    16 + std::mem::size_of::<Node>() + std::mem::size_of::<Call>() / 2
+/// Frontier states expanded together (in parallel, merged in order so results are the same as
+/// a sequential search).
+const BATCH: usize = 256;
+
+/// The successors of one state: each call with its canonical successor and fingerprint, or
+/// `None` for the call that failed (the last one listed).
+struct Expansion {
+    succs: Vec<(Call, Option<(World, u64)>)>,
+    /// The state was not expanded because of the VMA bound.
+    cut: bool,
 }
 
+fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World) -> Expansion {
+    let too_many = w
+        .mms
+        .iter()
+        .any(|m| !m.freed && m.vmas.len() > scope.max_vmas);
+    if too_many {
+        return Expansion {
+            succs: Vec::new(),
+            cut: true,
+        };
+    }
+    let mut succs = Vec::new();
+    for call in alphabet::calls(scope, prog, w) {
+        let mut w2 = w.clone();
+        let out = apply(prog, &mut w2, &call, opts);
+        if out.failure.is_some() {
+            succs.push((call, None));
+            break;
+        }
+        let c = w2.canonical();
+        let fp = fingerprint(&c);
+        succs.push((call, Some((c, fp))));
+    }
+    Expansion { succs, cut: false }
+}
+
+/// Expand a batch of states on all cores; results in batch order.
+fn expand_batch(
+    scope: &Scope,
+    prog: &Program,
+    opts: CheckOpts,
+    batch: &[(u32, World)],
+) -> Vec<(u32, Expansion)> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8);
+    if threads <= 1 || batch.len() < 2 {
+        return batch
+            .iter()
+            .map(|(i, w)| (*i, expand(scope, prog, opts, w)))
+            .collect();
+    }
+    let chunk = batch.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = batch
+            .chunks(chunk)
+            .map(|c| {
+                s.spawn(move || {
+                    c.iter()
+                        .map(|(i, w)| (*i, expand(scope, prog, opts, w)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("explorer worker panicked"))
+            .collect()
+    })
+}
+
+/// Bytes held for the visited states: the fingerprint set's table (8-byte slots plus one
+/// control byte each) and the parent links with their calls' heap.
+fn measured_bytes(seen: &HashSet<u64>, nodes: &[Node]) -> usize {
+    let set = seen.capacity() * 9;
+    let links: usize = nodes
+        .iter()
+        .map(|n| {
+            std::mem::size_of::<Node>()
+                + n.call.as_ref().map_or(0, |c| {
+                    c.func.capacity() + c.args.capacity() * std::mem::size_of::<Value>()
+                })
+        })
+        .sum();
+    set + links
+}
+
+/// Rough bytes in use: about 120 per visited state plus the frontier's worlds.
 fn approx_bytes(states: usize, frontier: &VecDeque<(u32, World)>) -> usize {
     let per_world = frontier.front().map_or(0, |(_, w)| {
-        std::mem::size_of_val(w) + 64 * (w.vmas.len() + w.avcs.len())
+        std::mem::size_of_val(w) + 160 * (w.vmas.len() + w.avcs.len() + w.mappings.len())
     });
-    states * (per_state_bytes() + 48) + frontier.len() * per_world
+    states * 120 + frontier.len() * per_world
 }
 
 /// The calls leading from the initial state to state `idx`.
