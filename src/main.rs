@@ -50,6 +50,15 @@ enum Cmd {
     },
     /// List the models under ./models and the invariants.
     List,
+    /// Run proof obligations (proofs/*.toml) and print their certificates.
+    Prove {
+        /// Proof files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Also print the counterexample of obligations that expect one.
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Re-run a counterexample trace (JSON) and say whether it still fails.
     Replay {
         /// The trace file written by `check --trace-dir` or `--format json`.
@@ -153,6 +162,12 @@ fn main() {
             &mut std::io::stderr(),
         ),
         Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
+        Cmd::Prove { files, verbose } => rmapcheck::cmd::prove::prove(
+            &files,
+            verbose,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Cmd::Replay { file, model } => rmapcheck::cmd::replay::replay(
             &file,
             model,

@@ -138,7 +138,11 @@ impl InvariantSet {
 }
 
 /// Checks to run after a step: the structural validators of every tree whose lock is free.
-pub fn after_step(w: &World, set: InvariantSet) -> Vec<Violation> {
+/// They run only when the step changed something they depend on (`Scratch::trees_dirty`).
+pub fn after_step(w: &mut World, set: InvariantSet) -> Vec<Violation> {
+    if !std::mem::take(&mut w.scratch.trees_dirty) {
+        return Vec::new();
+    }
     if !(set.contains("rb-shape") || set.contains("tree-order") || set.contains("augment")) {
         return Vec::new();
     }

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod list;
+pub mod prove;
 pub mod replay;
 pub mod run;
 

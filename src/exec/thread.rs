@@ -45,6 +45,9 @@ pub struct Thread {
     frames: Vec<Frame>,
     heap: Vec<Instance>,
     outcome: Option<Outcome>,
+    /// Whether steps describe themselves in `Event::what` (traces); off in the explorer's
+    /// inner loop, where the text would only be thrown away.
+    describe: bool,
 }
 
 /// What executing one instruction did (before it is turned into a [`Step`]).
@@ -154,6 +157,7 @@ impl Thread {
             frames: Vec::new(),
             heap: Vec::new(),
             outcome: None,
+            describe: true,
         };
         t.push_frame(prog, id, fitted);
         Ok(t)
@@ -233,6 +237,11 @@ impl Thread {
             Op::WriteField(_) => n >= 2 && matches!(fr.stack[n - 2], Value::Obj(..)),
             op => op.always_shared(),
         }
+    }
+
+    /// Turn step descriptions (`Event::what`) on or off; on by default.
+    pub fn set_describe(&mut self, on: bool) {
+        self.describe = on;
     }
 
     /// Runs local instructions until one that touches the world has run (included), or the
@@ -317,6 +326,17 @@ impl Thread {
         tid: ThreadId,
         op: &Op,
     ) -> Exec {
+        let describe = self.describe;
+        // the text of a step, built only when steps are described
+        macro_rules! what {
+            ($($arg:tt)*) => {
+                if describe {
+                    format!($($arg)*)
+                } else {
+                    String::new()
+                }
+            };
+        }
         let depth = self.frames.len();
         let fr = self
             .frames
@@ -422,7 +442,7 @@ impl Thread {
                         fr.stack.pop();
                         fr.stack.push(v);
                         fr.pc += 1;
-                        Exec::Ran(true, format!("read {top}->{f} = {v}"))
+                        Exec::Ran(true, what!("read {top}->{f} = {v}"))
                     }
                     Err(e) => host_err(e),
                 },
@@ -451,7 +471,7 @@ impl Thread {
                     Ok(()) => {
                         fr.stack.truncate(n - 2);
                         fr.pc += 1;
-                        Exec::Ran(true, format!("{second}->{f} = {top}"))
+                        Exec::Ran(true, what!("{second}->{f} = {top}"))
                     }
                     Err(e) => host_err(e),
                 },
@@ -494,11 +514,14 @@ impl Thread {
                 }
                 match host.call(tid, name, &fr.stack[n - argc..]) {
                     Ok(v) => {
-                        let args: Vec<String> =
-                            fr.stack[n - argc..].iter().map(|a| a.to_string()).collect();
-                        let mut what = format!("{name}({})", args.join(", "));
-                        if v != Value::Void {
-                            what.push_str(&format!(" = {v}"));
+                        let mut what = String::new();
+                        if describe {
+                            let args: Vec<String> =
+                                fr.stack[n - argc..].iter().map(|a| a.to_string()).collect();
+                            what = format!("{name}({})", args.join(", "));
+                            if v != Value::Void {
+                                what.push_str(&format!(" = {v}"));
+                            }
                         }
                         fr.stack.truncate(n - argc);
                         fr.stack.push(v);
@@ -523,7 +546,7 @@ impl Thread {
                         } else {
                             "list_first"
                         };
-                        Exec::Ran(true, format!("{f}({top}->{list}) = {v}"))
+                        Exec::Ran(true, what!("{f}({top}->{list}) = {v}"))
                     }
                     Err(e) => host_err(e),
                 },
@@ -544,7 +567,7 @@ impl Thread {
                     } else {
                         "list_next"
                     };
-                    Exec::Ran(true, format!("{f}({second}->{list}, {top}) = {v}"))
+                    Exec::Ran(true, what!("{f}({second}->{list}, {top}) = {v}"))
                 }
                 Err(e) => host_err(e),
             },
@@ -561,7 +584,7 @@ impl Thread {
                 }
                 let args = fr.stack.split_off(n - argc);
                 self.push_frame(prog, *id, args);
-                Exec::Ran(false, format!("call {}", prog.func_sig(*id).name))
+                Exec::Ran(false, what!("call {}", prog.func_sig(*id).name))
             }
             Op::Return => {
                 let v = fr.stack.pop().unwrap_or(Value::Void);

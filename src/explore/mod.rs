@@ -3,5 +3,6 @@
 
 pub mod alphabet;
 pub mod op;
+pub mod proof;
 pub mod scope;
 pub mod search;

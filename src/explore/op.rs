@@ -94,6 +94,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
             }
         }
     };
+    thread.set_describe(opts.record);
     for _ in 0..MAX_STEPS_PER_CALL {
         let step = thread.step_visible(prog, world, 0);
         // the function the step ran in: the visible instructions never leave their frame

@@ -155,6 +155,7 @@ impl World {
     }
 
     fn file_tree_op(&mut self, t: ThreadId, op: &'static str, args: &[Value]) -> R<Value> {
+        self.scratch.trees_dirty = true;
         let vma = self.vma_arg(args[0], op)?;
         let (prev, mapping) = match op {
             "mapping_rmap_tree_insert_after" => (
@@ -205,6 +206,7 @@ impl World {
     }
 
     fn anon_tree_op(&mut self, t: ThreadId, op: &'static str, args: &[Value]) -> R<Value> {
+        self.scratch.trees_dirty = true;
         let avc = self.obj(args[0], ObjKind::Avc, op)?;
         if self.avcs[avc as usize].freed {
             return fault(format!("{op}: use of freed avc#{avc}"));
@@ -316,6 +318,9 @@ impl World {
     }
 
     fn lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
+        if op.contains("unlock") {
+            self.scratch.trees_dirty = true;
+        }
         let blocked = Err(HostError::Blocked);
         let bad_unlock = |w: &mut World, what: String| {
             w.violate(
@@ -774,6 +779,12 @@ impl Host for World {
             _ => return fault(format!("no field {field} in {obj}")),
         };
         let i = id as usize;
+        if matches!(
+            (kind, field),
+            (ObjKind::Vma, "vm_start" | "vm_end" | "vm_pgoff") | (ObjKind::Avc, "vma")
+        ) {
+            self.scratch.trees_dirty = true;
+        }
         match (kind, field) {
             (ObjKind::Vma, "vm_start" | "vm_end" | "vm_pgoff") => {
                 let x = Self::int_arg(value, field)?;

@@ -5,29 +5,30 @@
 //! state. Trees are renumbered with their shape unchanged (ties in the trees never look at ids).
 
 use super::World;
-use std::collections::HashMap;
 
-/// Assigns new ids in order of first `visit`.
+/// Assigns new ids in order of first `visit` (old ids index a table of the arena's size).
 struct Numbering {
-    map: HashMap<u32, u32>,
+    map: Vec<u32>,
     order: Vec<u32>,
 }
 
 impl Numbering {
-    fn new() -> Self {
+    fn new(arena: usize) -> Self {
         Numbering {
-            map: HashMap::new(),
+            map: vec![u32::MAX; arena],
             order: Vec::new(),
         }
     }
     fn visit(&mut self, old: u32) {
-        if !self.map.contains_key(&old) {
-            self.map.insert(old, self.order.len() as u32);
+        let slot = &mut self.map[old as usize];
+        if *slot == u32::MAX {
+            *slot = self.order.len() as u32;
             self.order.push(old);
         }
     }
+    /// The new id, or `u32::MAX` for an object that was dropped.
     fn get(&self, old: u32) -> u32 {
-        self.map[&old]
+        self.map.get(old as usize).copied().unwrap_or(u32::MAX)
     }
 }
 
@@ -35,7 +36,7 @@ impl World {
     /// The canonical form of this world (see the module documentation).
     pub fn canonical(&self) -> World {
         // VMAs: listed ones in (mm, address) order, then other unfreed ones by old id.
-        let mut vn = Numbering::new();
+        let mut vn = Numbering::new(self.vmas.len());
         for mm in &self.mms {
             for &(_, v) in mm.vmas.values() {
                 vn.visit(v);
@@ -47,7 +48,7 @@ impl World {
             }
         }
         // AVCs: along each kept VMA's chain, then other unfreed ones.
-        let mut cn = Numbering::new();
+        let mut cn = Numbering::new(self.avcs.len());
         for &v in &vn.order {
             for &c in &self.vmas[v as usize].anon_vma_chain {
                 cn.visit(c);
@@ -60,7 +61,7 @@ impl World {
             }
         }
         // anon_vmas: by first use from VMAs and AVCs, then roots and parents, then the rest.
-        let mut an = Numbering::new();
+        let mut an = Numbering::new(self.anon_vmas.len());
         for &v in &vn.order {
             if let Some(a) = self.vmas[v as usize].anon_vma {
                 an.visit(a);
@@ -108,7 +109,7 @@ impl World {
         }
         for &old in &cn.order {
             let mut c = self.avcs[old as usize].clone();
-            c.vma = c.vma.map(|v| *vn.map.get(&v).unwrap_or(&u32::MAX));
+            c.vma = c.vma.map(|v| vn.get(v));
             c.anon_vma = c.anon_vma.map(|a| an.get(a));
             w.avcs.push(c);
         }
@@ -116,12 +117,12 @@ impl World {
             let mut a = self.anon_vmas[old as usize].clone();
             a.root = an.get(a.root);
             a.parent = an.get(a.parent);
-            a.rb_root = a.rb_root.remap(&|n| *cn.map.get(&n).unwrap_or(&u32::MAX));
+            a.rb_root = a.rb_root.remap(&|n| cn.get(n));
             w.anon_vmas.push(a);
         }
         for m in &self.mappings {
             let mut m = m.clone();
-            m.i_mmap = m.i_mmap.remap(&|n| *vn.map.get(&n).unwrap_or(&u32::MAX));
+            m.i_mmap = m.i_mmap.remap(&|n| vn.get(n));
             w.mappings.push(m);
         }
         w

@@ -45,6 +45,9 @@ pub struct CriticalWork {
 pub struct Scratch {
     pub violations: Vec<WorldViolation>,
     pub work: CriticalWork,
+    /// Set when something the structural tree checks depend on changed: a tree operation, a
+    /// write of a key field, or a lock release (a tree becomes subject to checking).
+    pub trees_dirty: bool,
 }
 
 impl PartialEq for Scratch {

@@ -1,0 +1,25 @@
+//! Benchmark (not a test): states/s of the baseline at the default and contract scopes, with
+//! and without the per-step structural checks, and bytes per visited state.
+//! `cargo run --release --example bench_check`
+
+use rmapcheck::cmd::load_model;
+use rmapcheck::explore::scope::Scope;
+use rmapcheck::explore::search::search;
+use std::path::Path;
+
+fn main() {
+    let prog = load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline");
+    for name in ["default", "contract"] {
+        let scope = Scope::builtin(name).expect("scope");
+        let (_, st) = search(&prog, "baseline", &scope, &mut |_, _, _, _| {});
+        println!(
+            "{name:>8}: {} states, {} calls, {:.2}s, {:.0} states/s, {:.0} calls/s, {} B/state",
+            st.states,
+            st.transitions,
+            st.seconds,
+            st.states_per_second(),
+            st.transitions as f64 / st.seconds,
+            st.bytes_per_state
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! Bounded proof obligations (`proofs/*.toml`): a model, and for each obligation a scope, a mode
+//! and the expected verdict (`expect = "holds"` or `violates = "<invariant>"`). Running one gives
+//! a certificate: the numbers that say what "holds" means (states, depth, exhausted or not,
+//! fingerprint collision estimate, model hash).
+//!
+//! ```toml
+//! model = "models/patches/split-skip-reinsert.rmap"
+//!
+//! [[obligation]]
+//! scope = "default"       # built-in scope name or a scope file
+//! mode = "callers"
+//! expect = "holds"
+//!
+//! [[obligation]]
+//! scope = "contract"
+//! mode = "contract"
+//! violates = "stale-descent"
+//! ```
+
+use super::scope::{Mode, Scope};
+use super::search::{search, Outcome, Stats};
+use crate::lang::Program;
+use crate::trace::{model_hash, Trace};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofFile {
+    /// Model path, relative to the repository root (the directory holding `proofs/`).
+    pub model: PathBuf,
+    /// Why this model is here, for the reader.
+    #[serde(default)]
+    pub about: String,
+    pub obligation: Vec<Obligation>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Obligation {
+    #[serde(default = "default_scope")]
+    pub scope: String,
+    pub mode: Mode,
+    #[serde(default)]
+    pub max_depth: Option<u32>,
+    /// Invariants checked (all when empty).
+    #[serde(default)]
+    pub invariants: Vec<String>,
+    /// `"holds"` (give this or `violates`).
+    #[serde(default)]
+    pub expect: Option<String>,
+    /// The invariant a counterexample must violate.
+    #[serde(default)]
+    pub violates: Option<String>,
+    /// Why this verdict is expected (a finding, a gap).
+    #[serde(default)]
+    pub note: String,
+}
+
+fn default_scope() -> String {
+    "default".into()
+}
+
+/// The expected verdict of an obligation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    Holds,
+    Violates(String),
+}
+
+impl Obligation {
+    pub fn expected(&self) -> Result<Expected, String> {
+        match (&self.expect, &self.violates) {
+            (Some(e), None) if e == "holds" => Ok(Expected::Holds),
+            (None, Some(v)) => {
+                crate::check::InvariantSet::from_names(std::slice::from_ref(v))?;
+                Ok(Expected::Violates(v.clone()))
+            }
+            _ => Err("give either expect = \"holds\" or violates = \"<invariant>\"".into()),
+        }
+    }
+
+    /// The scope to search: the named one with this obligation's mode and overrides.
+    pub fn scope(&self, root: &Path) -> Result<Scope, String> {
+        let spec = if Scope::builtin(&self.scope).is_some() {
+            self.scope.clone()
+        } else {
+            root.join(&self.scope).display().to_string()
+        };
+        let mut s = Scope::load(&spec)?;
+        s.mode = self.mode;
+        if let Some(d) = self.max_depth {
+            s.max_depth = d;
+        }
+        if !self.invariants.is_empty() {
+            s.invariants = self.invariants.clone();
+        }
+        s.validate()?;
+        Ok(s)
+    }
+}
+
+impl ProofFile {
+    /// Parse a proof file; errors read `line:col: message`.
+    pub fn parse(text: &str) -> Result<ProofFile, String> {
+        let p: ProofFile = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            match e.span() {
+                Some(sp) => {
+                    let before = &text[..sp.start.min(text.len())];
+                    let line = before.matches('\n').count() + 1;
+                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                    format!("{line}:{col}: {msg}")
+                }
+                None => format!("1:1: {msg}"),
+            }
+        })?;
+        for o in &p.obligation {
+            o.expected().map_err(|e| format!("1:1: {e}"))?;
+        }
+        if p.obligation.is_empty() {
+            return Err("1:1: no [[obligation]]".into());
+        }
+        Ok(p)
+    }
+}
+
+/// The result of one obligation.
+pub struct Certificate {
+    pub model: PathBuf,
+    pub model_hash: String,
+    pub scope: Scope,
+    pub expected: Expected,
+    pub outcome: Outcome,
+    pub stats: Stats,
+}
+
+impl Certificate {
+    /// Whether the verdict is the expected one.
+    pub fn passed(&self) -> bool {
+        match (&self.expected, &self.outcome) {
+            (Expected::Holds, Outcome::Holds { .. }) => true,
+            (Expected::Violates(inv), Outcome::Counterexample(t)) => t.invariant() == inv,
+            _ => false,
+        }
+    }
+
+    pub fn trace(&self) -> Option<&Trace> {
+        match &self.outcome {
+            Outcome::Counterexample(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The certificate as text.
+    pub fn render(&self) -> String {
+        let verdict = match &self.outcome {
+            Outcome::Holds { exhausted } => format!(
+                "holds ({})",
+                if *exhausted {
+                    "state space exhausted"
+                } else {
+                    "bounded: all call sequences up to the depth"
+                }
+            ),
+            Outcome::Counterexample(t) => {
+                format!("violates {} after {} calls", t.invariant(), t.calls.len())
+            }
+            Outcome::Incomplete {
+                reason,
+                complete_depth,
+            } => format!("incomplete up to depth {complete_depth}: {reason}"),
+        };
+        let expected = match &self.expected {
+            Expected::Holds => "holds".to_string(),
+            Expected::Violates(i) => format!("violates {i}"),
+        };
+        format!(
+            "model      {}\nmodel hash {}\n{}\nverdict    {verdict}\nexpected   {expected}\n\
+             states     {} ({} calls applied), depth {}\n\
+             exhaustive {}\ncollision  p <= {:.1e} (64-bit fingerprints)\nresult     {}\n",
+            self.model.display(),
+            self.model_hash,
+            self.scope.summary(),
+            self.stats.states,
+            self.stats.transitions,
+            self.stats.depth,
+            match &self.outcome {
+                Outcome::Holds { exhausted: true } => "yes",
+                Outcome::Holds { exhausted: false } => "up to the depth bound",
+                Outcome::Counterexample(_) => "n/a (counterexample)",
+                Outcome::Incomplete { .. } => "no",
+            },
+            self.stats.collision_probability(),
+            if self.passed() { "PASS" } else { "FAIL" }
+        )
+    }
+}
+
+/// Run every obligation of a proof file. `root` is the directory model paths are relative to.
+pub fn prove(
+    file: &ProofFile,
+    root: &Path,
+    load: &dyn Fn(&Path) -> Result<Program, String>,
+) -> Result<Vec<Certificate>, String> {
+    let model = root.join(&file.model);
+    let prog = load(&model)?;
+    let mut out = Vec::new();
+    for o in &file.obligation {
+        let scope = o.scope(root)?;
+        let expected = o.expected()?;
+        let name = file.model.display().to_string();
+        let (outcome, stats) = search(&prog, &name, &scope, &mut |_, _, _, _| {});
+        out.push(Certificate {
+            model: file.model.clone(),
+            model_hash: model_hash(&prog),
+            scope,
+            expected,
+            outcome,
+            stats,
+        });
+    }
+    Ok(out)
+}
