@@ -116,16 +116,18 @@ fn raw_strategy() -> impl Strategy<Value = RawInput> {
         any::<bool>(),
         prop::collection::vec(op_strategy(), 0..40),
     )
-        .prop_map(|(two_files, dev_zero, vmas, model, contract, ops)| RawInput {
-            world: WorldSeed {
-                two_files,
-                dev_zero,
-                vmas,
+        .prop_map(
+            |(two_files, dev_zero, vmas, model, contract, ops)| RawInput {
+                world: WorldSeed {
+                    two_files,
+                    dev_zero,
+                    vmas,
+                },
+                model,
+                contract,
+                ops,
             },
-            model,
-            contract,
-            ops,
-        })
+        )
 }
 
 proptest! {
@@ -224,8 +226,10 @@ fn replay_reports_a_misuse_instead_of_running_it() {
     // calls must come before the tables in TOML; build the scenario by hand instead
     let mut s = s.unwrap_or_default();
     if s.mm.is_empty() {
-        s = Scenario::parse("[[file]]\nname = \"f\"\n[[mm]]\n[[mm.vma]]\nstart = 0\nend = 4\nfile = \"f\"\n")
-            .unwrap();
+        s = Scenario::parse(
+            "[[file]]\nname = \"f\"\n[[mm]]\n[[mm.vma]]\nstart = 0\nend = 4\nfile = \"f\"\n",
+        )
+        .unwrap();
     }
     s.calls = vec!["sys_mmap(mm#0, file#0, 2, 6, 0, false)".into()];
     let r = replay(baseline(), &s).unwrap();

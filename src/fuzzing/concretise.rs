@@ -162,7 +162,8 @@ pub fn concretise(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
                 // anchored on a VMA: start inside or just before it
                 Some((v, _, _)) if start & 1 == 0 => {
                     let x = &w.vmas[v as usize];
-                    let s = (x.vm_start + u64::from(start >> 1) % (x.pages() + 2)).saturating_sub(1);
+                    let s =
+                        (x.vm_start + u64::from(start >> 1) % (x.pages() + 2)).saturating_sub(1);
                     (s, s + 1 + u64::from(len) % 12)
                 }
                 _ => {
@@ -236,9 +237,7 @@ pub fn concretise(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
         }
         Fork { mm: m } => {
             let m = pick(&mms, m)?;
-            if w.mms.len() >= MAX_MMS
-                || live_vma_count(w) + w.mm_vmas(m).len() > MAX_VMAS
-            {
+            if w.mms.len() >= MAX_MMS || live_vma_count(w) + w.mm_vmas(m).len() > MAX_VMAS {
                 return None;
             }
             call("sys_fork", vec![mm(m)])
