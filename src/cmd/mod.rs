@@ -1,6 +1,7 @@
 //! Implementations of the command-line subcommands, in the library so tests can drive them.
 //! Each takes its arguments, writes its report to the given writers and returns the exit status.
 
+pub mod fuzz;
 pub mod run;
 
 use crate::lang::{self, Program};
