@@ -125,12 +125,15 @@ pub fn to_scenario(d: &Decoded, calls: &[Call]) -> Scenario {
     s
 }
 
+/// One VMA as the equivalence check sees it: (start, end, pgoff, file, vm_flags, has anon_vma).
+pub type VmaView = (u64, u64, u64, Option<u32>, i64, bool);
+
 /// What must be the same in two models' worlds after each call: each mm's VMA layout and the
 /// answers of rmap walks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observation {
     /// Per mm, its VMAs in address order: (start, end, pgoff, file, vm_flags, has anon_vma).
-    pub layouts: Vec<Vec<(u64, u64, u64, Option<u32>, i64, bool)>>,
+    pub layouts: Vec<Vec<VmaView>>,
     /// Per mapping, per pgoff below the bound, the (mm, start) of each VMA a file rmap walk
     /// finds. Anonymous VMAs with a file (private /dev/zero) are left out: whether they sit in
     /// the file tree is exactly what a patch may change, and no file walk needs them.

@@ -310,7 +310,7 @@ impl AbstractOp {
             ContractAdjustMiddle { mm, vma, at, pgoff } => (12, vec![*mm, *vma, *at, *pgoff]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
-        let x = ((tag << 32) + Self::VARIANTS - 1) / Self::VARIANTS;
+        let x = (tag << 32).div_ceil(Self::VARIANTS);
         out.extend((x as u32).to_le_bytes());
         out.extend(fields);
     }
