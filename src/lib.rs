@@ -7,6 +7,7 @@ pub mod check;
 pub mod cmd;
 pub mod exec;
 pub mod explore;
+pub mod fuzzing;
 pub mod lang;
 pub mod trace;
 pub mod tree;

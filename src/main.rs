@@ -75,6 +75,24 @@ enum Cmd {
         #[arg(long)]
         ops: PathBuf,
     },
+    /// Print a fuzzer input (e.g. a crash file) as a scenario: the initial world and the concrete
+    /// calls it runs, with the model it selects. Save it under tests/ as a regression scenario.
+    FuzzDecode {
+        /// The fuzzer input.
+        crash: PathBuf,
+        /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Re-run a fuzzer input, minimise the failing call list and print the failing call, the
+    /// model step it failed at and the violations.
+    ReplayCrash {
+        /// The fuzzer input.
+        crash: PathBuf,
+        /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
     /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
     /// print, validate) and print the results and the final tree.
     Tree {
@@ -179,6 +197,18 @@ fn main() {
             rmapcheck::cmd::run::run(&model, &ops, &mut std::io::stdout(), &mut std::io::stderr())
         }
         Cmd::BenchTree { nodes, rounds } => cmd_bench_tree(nodes, rounds),
+        Cmd::FuzzDecode { crash, models } => rmapcheck::cmd::fuzz::fuzz_decode(
+            &crash,
+            models.as_deref(),
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::ReplayCrash { crash, models } => rmapcheck::cmd::fuzz::replay_crash(
+            &crash,
+            models.as_deref(),
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
     };
     std::process::exit(code);
 }

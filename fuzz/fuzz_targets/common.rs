@@ -1,0 +1,22 @@
+//! What the model-running targets share: the models, loaded once per process from
+//! `$RMAPCHECK_MODELS` or the repository's `models/`.
+
+use rmapcheck::fuzzing;
+use rmapcheck::lang::Program;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+pub fn models() -> &'static [(PathBuf, Program)] {
+    static MODELS: OnceLock<Vec<(PathBuf, Program)>> = OnceLock::new();
+    MODELS.get_or_init(|| {
+        let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let dir = fuzzing::models_dir(&default);
+        match fuzzing::load_models(&dir) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("rmapcheck fuzz: cannot load the models: {e}");
+                std::process::exit(2);
+            }
+        }
+    })
+}

@@ -1,0 +1,145 @@
+//! Fuzzing support: turning raw fuzzer bytes into an initial world, a model choice and a sequence
+//! of abstract operations ([`input`]); making each abstract operation a concrete entry-point call
+//! whose arguments satisfy that entry point's preconditions in the world as it is just before
+//! the call ([`concretise`]); and running, comparing, replaying and minimising such cases
+//! ([`case`]). The cargo-fuzz targets under `fuzz/`, the `fuzz-decode` / `replay-crash` commands
+//! and the state-machine tests all go through these functions.
+
+pub mod case;
+pub mod concretise;
+pub mod input;
+
+pub use case::{
+    minimise, observe, replay, run_case, run_case_with, run_equivalence, to_scenario, CaseFailure,
+    CaseResult, EquivResult, Observation, Replay,
+};
+pub use concretise::{check_preconditions, concretise, Mode};
+pub use input::{decode, AbstractOp, Decoded};
+
+use crate::lang::Program;
+use std::path::{Path, PathBuf};
+
+/// The entry point a model file must define to be picked by the fuzzers.
+pub const ENTRY_MARKER: &str = "sys_mmap";
+
+/// Environment variable that overrides where the fuzz targets and commands look for models.
+pub const MODELS_ENV: &str = "RMAPCHECK_MODELS";
+
+/// The models directory: `$RMAPCHECK_MODELS` when set, else `default`.
+pub fn models_dir(default: &Path) -> PathBuf {
+    match std::env::var_os(MODELS_ENV) {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => default.to_path_buf(),
+    }
+}
+
+/// Every `*.rmap` file under `root` outside directories named `lib`, sorted by path. These are
+/// the candidate top-level models; `lib/` holds the pieces they include.
+pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for ent in rd {
+            let ent = ent.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let p = ent.path();
+            if p.is_dir() {
+                // lib/ holds included parts; mutants/ are wrong on purpose (fuzz them by
+                // pointing $RMAPCHECK_MODELS at the folder)
+                if p.file_name().is_some_and(|n| n == "lib" || n == "mutants") {
+                    continue;
+                }
+                walk(&p, out)?;
+            } else if p.extension().is_some_and(|e| e == "rmap") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(root, &mut out)?;
+    // the baseline first (model byte 0), then the rest by path
+    out.sort_by_key(|p| {
+        (
+            p.file_name().is_none_or(|n| n != "baseline.rmap"),
+            p.clone(),
+        )
+    });
+    Ok(out)
+}
+
+/// Models (paths as written in the proof files) that `proofs/*.toml` beside `root` expects to
+/// violate an invariant in callers mode: known findings, which the fuzzers skip so that a
+/// campaign looks for new ones. Empty when there is no such folder.
+pub fn known_findings(root: &Path) -> Vec<PathBuf> {
+    let Some(repo) = root.parent() else {
+        return Vec::new();
+    };
+    let Ok(rd) = std::fs::read_dir(repo.join("proofs")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in rd.flatten() {
+        let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
+        let Ok(p) = crate::explore::proof::ProofFile::parse(&text) else {
+            continue;
+        };
+        let finding = p
+            .obligation
+            .iter()
+            .any(|o| o.mode == crate::explore::scope::Mode::Callers && o.violates.is_some());
+        if finding {
+            out.push(repo.join(&p.model));
+        }
+    }
+    out
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Load every model under `root` that defines the entry points ([`ENTRY_MARKER`]), in the
+/// order the model selector byte indexes (baseline first), skipping mutants and models with a
+/// known callers-mode finding ([`known_findings`]). A model that does not load is an error (with
+/// its diagnostics); one that loads but lacks the entry points is skipped.
+pub fn load_models(root: &Path) -> Result<Vec<(PathBuf, Program)>, String> {
+    let mut out = Vec::new();
+    let known = known_findings(root);
+    for p in model_files(root)? {
+        if known.iter().any(|k| same_file(k, &p)) {
+            continue;
+        }
+        let prog = crate::cmd::load_model(&p)?;
+        if prog.function(ENTRY_MARKER).is_some() {
+            out.push((p, prog));
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "no model under {} defines `{ENTRY_MARKER}`",
+            root.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// Index of the baseline model (a path ending in `baseline.rmap`, the first such) in `models`.
+pub fn baseline_index(models: &[(PathBuf, Program)]) -> Option<usize> {
+    models
+        .iter()
+        .position(|(p, _)| p.file_name().is_some_and(|n| n == "baseline.rmap"))
+}
+
+/// Indices of the patch models: those under a `patches` directory.
+pub fn patch_indices(models: &[(PathBuf, Program)]) -> Vec<usize> {
+    models
+        .iter()
+        .enumerate()
+        .filter(|(_, (p, _))| p.components().any(|c| c.as_os_str() == "patches"))
+        .map(|(i, _)| i)
+        .collect()
+}
