@@ -1,0 +1,86 @@
+//! The invariant suites: every proof obligation under proofs/ must give its expected verdict
+//! (each model has a callers and a contract obligation; every mutant's names the invariant that
+//! must fire). Counterexample traces of three mutants are kept as plain-text snapshots; set
+//! `RMAPCHECK_UPDATE_SNAPSHOTS=1` to rewrite them after an intended change.
+
+use rmapcheck::cmd::load_model;
+use rmapcheck::explore::proof::{prove, ProofFile};
+use rmapcheck::trace::text;
+use std::path::Path;
+
+fn proof_files() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir("proofs")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_model_has_a_proof_file_with_both_modes() {
+    let proofs: Vec<ProofFile> = proof_files()
+        .iter()
+        .map(|p| ProofFile::parse(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect();
+    for m in rmapcheck::cmd::discover_models(Path::new("models"), true) {
+        let rel = m.to_string_lossy().to_string();
+        let pf = proofs
+            .iter()
+            .find(|p| p.model.to_string_lossy() == rel)
+            .unwrap_or_else(|| panic!("no proof file for {rel}"));
+        let modes: Vec<_> = pf.obligation.iter().map(|o| o.mode.to_string()).collect();
+        assert!(modes.contains(&"callers".to_string()), "{rel}");
+        assert!(modes.contains(&"contract".to_string()), "{rel}");
+    }
+}
+
+#[test]
+fn every_proof_obligation_gives_its_expected_verdict() {
+    let mut failed = Vec::new();
+    for f in proof_files() {
+        let pf = ProofFile::parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let certs = prove(&pf, Path::new("."), &|p| load_model(p)).unwrap();
+        for c in certs {
+            if !c.passed() {
+                failed.push(format!("{}:\n{}", f.display(), c.render()));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+fn snapshot(mutant: &str, snap: &str) {
+    let file = format!("proofs/mutant-{mutant}.toml");
+    let pf = ProofFile::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut pf1 = pf.clone();
+    pf1.obligation.truncate(1); // the callers-mode obligation
+    let certs = prove(&pf1, Path::new("."), &|p| load_model(p)).unwrap();
+    let t = certs[0].trace().expect("a counterexample");
+    let prog = load_model(&pf.model).unwrap();
+    let got = text::render(t, &prog);
+    let path = format!("tests/snapshots/{snap}.txt");
+    if std::env::var_os("RMAPCHECK_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(got, want, "snapshot {path} differs (RMAPCHECK_UPDATE_SNAPSHOTS=1 rewrites)");
+    assert!(got.lines().all(|l| l.len() <= 80 && l.is_ascii()));
+}
+
+#[test]
+fn snapshot_remove_vma_twice() {
+    snapshot("remove-vma-twice", "remove-vma-twice");
+}
+
+#[test]
+fn snapshot_inplace_no_propagate() {
+    snapshot("inplace-no-propagate", "inplace-no-propagate");
+}
+
+#[test]
+fn snapshot_skip_anon_unlink_only() {
+    snapshot("skip-anon-unlink-only", "skip-anon-unlink-only");
+}
