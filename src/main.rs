@@ -50,6 +50,25 @@ enum Cmd {
     },
     /// List the models under ./models and the invariants.
     List,
+    /// Compare a patch model with the baseline: equivalence over every call sequence of a
+    /// scope, and the work inside the rmap write-side critical sections per kind of call.
+    Compare {
+        base: PathBuf,
+        patch: PathBuf,
+        /// A built-in scope (tiny, default, contract, large) or a scope TOML file.
+        #[arg(long)]
+        scope: Option<String>,
+        #[arg(long)]
+        mode: Option<rmapcheck::explore::scope::Mode>,
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// A measured scenario instead of the scope: `execl`.
+        #[arg(long)]
+        scenario: Option<String>,
+        /// Processes mapping the library in the execl scenario.
+        #[arg(long, default_value_t = 64)]
+        procs: u32,
+    },
     /// Run proof obligations (proofs/*.toml) and print their certificates.
     Prove {
         /// Proof files.
@@ -180,6 +199,30 @@ fn main() {
             &mut std::io::stderr(),
         ),
         Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
+        Cmd::Compare {
+            base,
+            patch,
+            scope,
+            mode,
+            max_depth,
+            scenario,
+            procs,
+        } => rmapcheck::cmd::compare::compare(
+            &rmapcheck::cmd::compare::CompareArgs {
+                base,
+                patch,
+                check: rmapcheck::cmd::check::CheckArgs {
+                    scope,
+                    mode,
+                    max_depth,
+                    ..Default::default()
+                },
+                scenario,
+                procs,
+            },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Cmd::Prove { files, verbose } => rmapcheck::cmd::prove::prove(
             &files,
             verbose,

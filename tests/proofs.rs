@@ -66,7 +66,10 @@ fn snapshot(mutant: &str, snap: &str) {
         std::fs::write(&path, &got).unwrap();
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(got, want, "snapshot {path} differs (RMAPCHECK_UPDATE_SNAPSHOTS=1 rewrites)");
+    assert_eq!(
+        got, want,
+        "snapshot {path} differs (RMAPCHECK_UPDATE_SNAPSHOTS=1 rewrites)"
+    );
     assert!(got.lines().all(|l| l.len() <= 80 && l.is_ascii()));
 }
 

@@ -2,6 +2,7 @@
 //! Each takes its arguments, writes its report to the given writers and returns the exit status.
 
 pub mod check;
+pub mod compare;
 pub mod fuzz;
 pub mod list;
 pub mod prove;

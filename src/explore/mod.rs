@@ -2,6 +2,7 @@
 //! alphabet of calls), and the bounded breadth-first search over call sequences.
 
 pub mod alphabet;
+pub mod compare;
 pub mod op;
 pub mod proof;
 pub mod scope;

@@ -1,0 +1,164 @@
+//! `rmapcheck compare BASE PATCH`: equivalence of a patch with the baseline over every call
+//! sequence of a scope, and the critical-section work of each, per kind of call; or, with
+//! `--scenario execl --procs N`, the work of exec's splits on a library mapped by N processes.
+//! Exit status: 0 equivalent (or scenario measured), 1 a difference or violation, 2 bad input.
+
+use super::check::{effective_scope, CheckArgs};
+use super::load_model;
+use crate::explore::compare::{compare as run_compare, execl, Verdict, Work};
+use std::io::Write;
+use std::path::PathBuf;
+
+pub struct CompareArgs {
+    pub base: PathBuf,
+    pub patch: PathBuf,
+    pub check: CheckArgs,
+    pub scenario: Option<String>,
+    pub procs: u32,
+}
+
+fn pct(a: u64, b: u64) -> String {
+    if a == 0 {
+        if b == 0 {
+            "0.0%".into()
+        } else {
+            "new".into()
+        }
+    } else {
+        format!("{:+.1}%", (b as f64 - a as f64) * 100.0 / a as f64)
+    }
+}
+
+/// Rows of the work table for one kind of call (ASCII, under 80 columns).
+pub fn work_rows(kind: &str, w: &Work) -> String {
+    let rows = [
+        ("file tree ops", w.base.file_ops, w.patch.file_ops),
+        ("file visits", w.base.file.visits, w.patch.file.visits),
+        (
+            "file rotations",
+            w.base.file.rotations,
+            w.patch.file.rotations,
+        ),
+        (
+            "file augments",
+            w.base.file.augment_computes,
+            w.patch.file.augment_computes,
+        ),
+        ("anon tree ops", w.base.anon_ops, w.patch.anon_ops),
+        ("anon visits", w.base.anon.visits, w.patch.anon.visits),
+        (
+            "anon rotations",
+            w.base.anon.rotations,
+            w.patch.anon.rotations,
+        ),
+        (
+            "anon augments",
+            w.base.anon.augment_computes,
+            w.patch.anon.augment_computes,
+        ),
+    ];
+    let mut s = format!("{kind} ({} calls)\n", w.calls);
+    for (name, a, b) in rows {
+        if a == 0 && b == 0 {
+            continue;
+        }
+        s += &format!("    {name:<16} {a:>12} {b:>12} {:>9}\n", pct(a, b));
+    }
+    s
+}
+
+const HEADER: &str = "    metric               baseline        patch    change\n";
+
+pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let (base, patch) = match (load_model(&a.base), load_model(&a.patch)) {
+        (Ok(b), Ok(p)) => (b, p),
+        (Err(d), _) | (_, Err(d)) => {
+            let _ = write!(err, "{d}");
+            return 2;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "baseline {}\npatch    {}",
+        a.base.display(),
+        a.patch.display()
+    );
+    match a.scenario.as_deref() {
+        Some("execl") => {
+            let _ = writeln!(
+                out,
+                "scenario execl: libc.so (8 pages) mapped by {} processes, 3 VMAs each;\n\
+                 a new process maps it and splits it as exec's loader does\n",
+                a.procs
+            );
+            match execl(&base, &patch, a.procs) {
+                Ok(rows) => {
+                    let _ = write!(out, "{HEADER}");
+                    for (label, w) in rows {
+                        let _ = write!(out, "{}", work_rows(&label, &w));
+                    }
+                    0
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "violation: {e}");
+                    1
+                }
+            }
+        }
+        Some(other) => {
+            let _ = writeln!(err, "unknown scenario {other:?} (known: execl)");
+            2
+        }
+        None => {
+            let scope = match effective_scope(&a.check) {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = writeln!(err, "rmapcheck compare: {e}");
+                    return 2;
+                }
+            };
+            let _ = writeln!(out, "{}", scope.summary());
+            let r = run_compare(&base, &patch, &scope);
+            let status = match &r.verdict {
+                Verdict::Equivalent { states } => {
+                    let _ = writeln!(
+                        out,
+                        "equivalent: same VMA layout and walker answers after every call \
+                         ({states} state pairs)"
+                    );
+                    0
+                }
+                Verdict::Differs { calls, what } => {
+                    let _ = writeln!(out, "DIFFERENT after:");
+                    for (i, c) in calls.iter().enumerate() {
+                        let _ = writeln!(out, "  {}. {c}", i + 1);
+                    }
+                    let _ = writeln!(out, "  {what}");
+                    1
+                }
+                Verdict::Violation {
+                    which,
+                    calls,
+                    invariant,
+                    message,
+                } => {
+                    let _ = writeln!(out, "the {which} violates {invariant} after:");
+                    for (i, c) in calls.iter().enumerate() {
+                        let _ = writeln!(out, "  {}. {c}", i + 1);
+                    }
+                    let _ = writeln!(out, "  {message}");
+                    1
+                }
+            };
+            let _ = writeln!(
+                out,
+                "\ncritical-section work over the calls compared, per kind of call:"
+            );
+            let _ = write!(out, "{HEADER}");
+            for (k, w) in &r.work {
+                let _ = write!(out, "{}", work_rows(k, w));
+            }
+            status
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Patch against baseline: (a) equivalence — both models run the same call sequences (a joint
+//! breadth-first search over pairs of states) and must give the same VMA layout and the same
+//! rmap walker answers after every call; (b) the work done inside the i_mmap_rwsem and anon_vma
+//! write-side critical sections (tree nodes visited, rotations, augment recomputations, tree
+//! operations), per kind of call, baseline against patch. The `execl` scenario measures the same
+//! on a large file tree: a shared library mapped by many processes, and the splits an exec
+//! performs on its own mapping of it.
+//!
+//! Walker answers leave out anonymous VMAs that carry a file (private /dev/zero): their pages are
+//! anonymous and never found through the file rmap, and whether they sit in the file tree is
+//! exactly what the /dev/zero patch changes.
+
+use super::alphabet;
+use super::op::{apply, CheckOpts};
+use super::scope::Scope;
+use super::search::fingerprint;
+use crate::check::membership::vma_live;
+use crate::lang::Program;
+use crate::tree::{interval, TreeObs, TreeStats};
+use crate::world::scenario::Call;
+use crate::world::{AnonKeys, CriticalWork, FileKeys, World};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// What a reviewer compares after each call: each mm's layout and every walker answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// Per mm: (start, end, pgoff, file, flags, has anon_vma).
+    pub layout: Vec<Vec<(u64, u64, u64, Option<u32>, i64, bool)>>,
+    /// File walks: (mapping, pgoff) -> VMAs found, named (mm, start).
+    pub file_walks: BTreeMap<(u32, u64), BTreeSet<(u32, u64)>>,
+    /// Anon walks: for each VMA (mm, start) and each pgoff it maps, which VMAs the walk of each
+    /// of its anon_vmas finds.
+    pub anon_walks: BTreeSet<((u32, u64), u64, BTreeSet<(u32, u64)>)>,
+}
+
+fn name(w: &World, v: u32) -> (u32, u64) {
+    let x = &w.vmas[v as usize];
+    (x.vm_mm.unwrap_or(u32::MAX), x.vm_start)
+}
+
+/// Observe a world.
+pub fn observe(w: &World) -> Observation {
+    let layout = (0..w.mms.len() as u32)
+        .map(|m| {
+            w.mm_vmas(m)
+                .into_iter()
+                .map(|v| {
+                    let x = &w.vmas[v as usize];
+                    (
+                        x.vm_start,
+                        x.vm_end,
+                        x.vm_pgoff,
+                        x.vm_file,
+                        x.vm_flags,
+                        x.anon_vma.is_some(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let live: Vec<u32> = (0..w.vmas.len() as u32)
+        .filter(|&v| vma_live(w, v))
+        .collect();
+    let bound = live
+        .iter()
+        .map(|&v| w.vmas[v as usize].last_pgoff() + 1)
+        .max()
+        .unwrap_or(0);
+    let fk = FileKeys { vmas: &w.vmas };
+    let mut file_walks = BTreeMap::new();
+    for (m, a) in w.mappings.iter().enumerate() {
+        for p in 0..bound {
+            let found: BTreeSet<(u32, u64)> =
+                interval::query(&a.i_mmap, &fk, p, p, &mut TreeObs::default())
+                    .into_iter()
+                    .filter(|&v| !w.vmas[v as usize].is_anonymous())
+                    .map(|v| name(w, v))
+                    .collect();
+            if !found.is_empty() {
+                file_walks.insert((m as u32, p), found);
+            }
+        }
+    }
+    let ak = AnonKeys {
+        vmas: &w.vmas,
+        avcs: &w.avcs,
+    };
+    let mut anon_walks = BTreeSet::new();
+    for &v in &live {
+        let x = &w.vmas[v as usize];
+        for &c in &x.anon_vma_chain {
+            let Some(a) = w.avcs[c as usize].anon_vma else {
+                continue;
+            };
+            for p in x.start_pgoff()..=x.last_pgoff() {
+                let found: BTreeSet<(u32, u64)> = interval::query(
+                    &w.anon_vmas[a as usize].rb_root,
+                    &ak,
+                    p,
+                    p,
+                    &mut TreeObs::default(),
+                )
+                .into_iter()
+                .filter_map(|c| w.avcs[c as usize].vma)
+                .map(|v| name(w, v))
+                .collect();
+                anon_walks.insert((name(w, v), p, found));
+            }
+        }
+    }
+    Observation {
+        layout,
+        file_walks,
+        anon_walks,
+    }
+}
+
+/// Work in the critical sections for one kind of call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    pub calls: u64,
+    pub base: CriticalWork,
+    pub patch: CriticalWork,
+}
+
+/// How the comparison ended.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Same observations after every call of every sequence within the scope.
+    Equivalent { states: usize },
+    /// The first sequence after which the two differ, and how.
+    Differs { calls: Vec<Call>, what: String },
+    /// One of the models violated an invariant (`which` is "baseline" or "patch").
+    Violation {
+        which: &'static str,
+        calls: Vec<Call>,
+        invariant: String,
+        message: String,
+    },
+}
+
+pub struct Report {
+    pub verdict: Verdict,
+    /// Kind of call -> work.
+    pub work: BTreeMap<String, Work>,
+}
+
+/// The kind a call is counted under: its entry point, with the side of a split when the call
+/// says it.
+pub fn kind(call: &Call) -> String {
+    match (call.func.as_str(), call.args.get(3)) {
+        ("contract_split", Some(nb)) => format!("contract_split new_below={nb}"),
+        _ => call.func.clone(),
+    }
+}
+
+fn add(a: &mut CriticalWork, b: &CriticalWork) {
+    let sum = |x: &mut TreeStats, y: &TreeStats| {
+        x.visits += y.visits;
+        x.rotations += y.rotations;
+        x.augment_computes += y.augment_computes;
+    };
+    sum(&mut a.file, &b.file);
+    sum(&mut a.anon, &b.anon);
+    a.file_ops += b.file_ops;
+    a.anon_ops += b.anon_ops;
+}
+
+fn describe_difference(a: &Observation, b: &Observation) -> String {
+    if a.layout != b.layout {
+        return format!(
+            "VMA layout differs: baseline {:?}, patch {:?}",
+            a.layout, b.layout
+        );
+    }
+    for (k, v) in &a.file_walks {
+        if b.file_walks.get(k) != Some(v) {
+            return format!(
+                "file walk of mapping#{} at pgoff {}: baseline finds {v:?}, patch {:?}",
+                k.0,
+                k.1,
+                b.file_walks.get(k)
+            );
+        }
+    }
+    for (k, v) in &b.file_walks {
+        if !a.file_walks.contains_key(k) {
+            return format!(
+                "file walk of mapping#{} at pgoff {}: baseline finds nothing, patch {v:?}",
+                k.0, k.1
+            );
+        }
+    }
+    "anon walks differ".to_string()
+}
+
+/// Compare `base` and `patch` over every call sequence of `scope`.
+pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
+    let mut work: BTreeMap<String, Work> = BTreeMap::new();
+    let opts = CheckOpts {
+        record: false,
+        per_step: true,
+        invariants: scope.invariant_set(),
+    };
+    let w0 = match scope.initial_scenario().build() {
+        Ok(w) => w.canonical(),
+        Err(e) => {
+            return Report {
+                verdict: Verdict::Differs {
+                    calls: Vec::new(),
+                    what: format!("bad initial world: {e}"),
+                },
+                work,
+            }
+        }
+    };
+    let mut seen = HashSet::new();
+    seen.insert((fingerprint(&w0), fingerprint(&w0)));
+    let mut frontier: Vec<(World, World, Vec<Call>)> = vec![(w0.clone(), w0, Vec::new())];
+    for _ in 0..scope.max_depth {
+        let mut next = Vec::new();
+        for (wb, wp, path) in &frontier {
+            if wb.mms.iter().any(|m| m.vmas.len() > scope.max_vmas) {
+                continue;
+            }
+            for call in alphabet::calls(scope, base, wb) {
+                let mut calls = path.clone();
+                calls.push(call.clone());
+                let (mut b, mut p) = (wb.clone(), wp.clone());
+                b.scratch = Default::default();
+                p.scratch = Default::default();
+                let ob = apply(base, &mut b, &call, opts);
+                let op = apply(patch, &mut p, &call, opts);
+                for (which, out) in [("baseline", &ob), ("patch", &op)] {
+                    if let Some(f) = &out.failure {
+                        let v = &f.violations[0];
+                        return Report {
+                            verdict: Verdict::Violation {
+                                which,
+                                calls,
+                                invariant: v.invariant.clone(),
+                                message: v.message.clone(),
+                            },
+                            work,
+                        };
+                    }
+                }
+                let e = work.entry(kind(&call)).or_default();
+                e.calls += 1;
+                add(&mut e.base, &b.scratch.work);
+                add(&mut e.patch, &p.scratch.work);
+                let (b, p) = (b.canonical(), p.canonical());
+                let (oa, ob2) = (observe(&b), observe(&p));
+                if oa != ob2 {
+                    return Report {
+                        verdict: Verdict::Differs {
+                            what: describe_difference(&oa, &ob2),
+                            calls,
+                        },
+                        work,
+                    };
+                }
+                if seen.insert((fingerprint(&b), fingerprint(&p))) {
+                    next.push((b, p, calls));
+                }
+            }
+        }
+        frontier = next;
+    }
+    Report {
+        verdict: Verdict::Equivalent { states: seen.len() },
+        work,
+    }
+}
+
+/// The `execl` scenario: a shared library (8 pages) mapped by `procs` processes, three VMAs
+/// each (text, read-only data, data), all in one file tree; then a fresh process maps the
+/// library and makes the calls exec's loader makes. Returns each call's critical-section work
+/// on base and patch, or the first violation.
+pub fn execl(base: &Program, patch: &Program, procs: u32) -> Result<Vec<(String, Work)>, String> {
+    let mut text = String::from("[[file]]\nname = \"libc.so\"\n");
+    for _ in 0..procs {
+        text += "[[mm]]\n";
+        for (s, e, w) in [(0, 4, false), (4, 6, false), (6, 8, true)] {
+            text += &format!(
+                "[[mm.vma]]\nstart = {s}\nend = {e}\npgoff = {s}\nfile = \"libc.so\"\nwritable = {w}\n"
+            );
+        }
+    }
+    text += "[[mm]]\n";
+    let sc = crate::world::scenario::Scenario::parse(&text)?;
+    let w0 = sc.build()?.canonical();
+    let me = procs; // the exec'ing process's mm
+    let calls = [
+        (
+            "map the library",
+            format!("sys_mmap(mm#{me}, file#0, 0, 8, 0, false)"),
+        ),
+        (
+            "mprotect head [0,4): split new_below=0",
+            format!("sys_mprotect(mm#{me}, 0, 4, false)"),
+        ),
+        (
+            "mprotect [5,6): splits new_below=1, =0",
+            format!("sys_mprotect(mm#{me}, 5, 6, false)"),
+        ),
+        (
+            "munmap tail [7,8): split new_below=1",
+            format!("sys_munmap(mm#{me}, 7, 8)"),
+        ),
+    ];
+    let (mut wb, mut wp) = (w0.clone(), w0);
+    let mut out = Vec::new();
+    for (label, c) in calls {
+        let call = Call::parse(&c)?;
+        wb.scratch = Default::default();
+        wp.scratch = Default::default();
+        for (which, prog, w) in [("baseline", base, &mut wb), ("patch", patch, &mut wp)] {
+            let r = apply(prog, w, &call, CheckOpts::default());
+            if let Some(f) = r.failure {
+                return Err(format!("{which}: {call}: {}", f.violations[0]));
+            }
+        }
+        let mut wk = Work {
+            calls: 1,
+            ..Default::default()
+        };
+        add(&mut wk.base, &wb.scratch.work);
+        add(&mut wk.patch, &wp.scratch.work);
+        out.push((label.to_string(), wk));
+        wb = wb.canonical();
+        wp = wp.canonical();
+    }
+    Ok(out)
+}
