@@ -21,16 +21,21 @@ use crate::world::scenario::Call;
 use crate::world::{AnonKeys, CriticalWork, FileKeys, World};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+/// One VMA as compared: (start, end, pgoff, file, flags, has anon_vma).
+pub type VmaShape = (u64, u64, u64, Option<u32>, i64, bool);
+/// A VMA named by (mm, start), stable across models where ids may differ.
+pub type VmaName = (u32, u64);
+
 /// What a reviewer compares after each call: each mm's layout and every walker answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observation {
     /// Per mm: (start, end, pgoff, file, flags, has anon_vma).
-    pub layout: Vec<Vec<(u64, u64, u64, Option<u32>, i64, bool)>>,
+    pub layout: Vec<Vec<VmaShape>>,
     /// File walks: (mapping, pgoff) -> VMAs found, named (mm, start).
-    pub file_walks: BTreeMap<(u32, u64), BTreeSet<(u32, u64)>>,
+    pub file_walks: BTreeMap<(u32, u64), BTreeSet<VmaName>>,
     /// Anon walks: for each VMA (mm, start) and each pgoff it maps, which VMAs the walk of each
     /// of its anon_vmas finds.
-    pub anon_walks: BTreeSet<((u32, u64), u64, BTreeSet<(u32, u64)>)>,
+    pub anon_walks: BTreeSet<(VmaName, u64, BTreeSet<VmaName>)>,
 }
 
 fn name(w: &World, v: u32) -> (u32, u64) {
