@@ -57,6 +57,15 @@ pub fn wrap(line: &str, out: &mut String) {
     }
 }
 
+/// A path relative to the current directory when it lies under it (traces travel by email).
+fn relative(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| p.strip_prefix(d).ok().map(|r| r.display().to_string()))
+        .unwrap_or_else(|| path.to_string())
+}
+
 fn section(out: &mut String, title: &str, body: &str) {
     out.push('\n');
     wrap(title, out);
@@ -135,6 +144,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         if let Some(f) = &t.failure {
             if let (Some(_), Some(loc)) = (f.step, f.loc) {
                 let (file, line, _, text) = prog.source_line(loc);
+                let file = relative(file);
                 steps += &format!("   at {file}:{line}:\n     {}\n", text.trim());
             } else {
                 steps += "   (found when the call returned)\n";

@@ -150,8 +150,16 @@ impl World {
         }
     }
 
-    fn tree_err(&mut self, op: &str, e: crate::tree::TreeError) {
-        self.violate("tree-precondition", format!("{op}: {e}"));
+    /// Report a refused tree operation, naming objects as traces do (`vma#3`, `avc#1`).
+    fn tree_err(&mut self, op: &str, e: crate::tree::TreeError, tree: &str) {
+        use crate::tree::TreeError;
+        let kind = if op.starts_with("anon") { "avc" } else { "vma" };
+        let msg = match e {
+            TreeError::AlreadyInTree(n) => format!("{kind}#{n} is already in {tree}"),
+            TreeError::NotInTree(n) => format!("{kind}#{n} is not in {tree}"),
+            TreeError::PrevNotInTree(n) => format!("prev {kind}#{n} is not in {tree}"),
+        };
+        self.violate("tree-precondition", format!("{op}: {msg}"));
     }
 
     fn file_tree_op(&mut self, t: ThreadId, op: &'static str, args: &[Value]) -> R<Value> {
@@ -200,7 +208,7 @@ impl World {
         self.scratch.work.file_ops += 1;
         self.absorb(obs, true, op);
         if let Err(e) = res {
-            self.tree_err(op, e);
+            self.tree_err(op, e, &format!("mapping#{mapping}'s tree"));
         }
         Ok(Value::Void)
     }
@@ -247,7 +255,7 @@ impl World {
         self.scratch.work.anon_ops += 1;
         self.absorb(obs, false, op);
         if let Err(e) = res {
-            self.tree_err(op, e);
+            self.tree_err(op, e, &format!("anon_vma#{av}'s tree"));
         }
         Ok(Value::Void)
     }
