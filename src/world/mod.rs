@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod canon;
+pub mod conc;
 pub mod keys;
 pub mod locks;
 pub mod objects;
@@ -45,6 +46,8 @@ pub struct CriticalWork {
 pub struct Scratch {
     pub violations: Vec<WorldViolation>,
     pub work: CriticalWork,
+    /// Lock-order edges (held class, acquired class) seen since the last take.
+    pub lock_edges: Vec<(conc::LockClass, conc::LockClass)>,
 }
 
 impl PartialEq for Scratch {
@@ -66,6 +69,10 @@ pub struct World {
     pub mappings: Vec<AddressSpace>,
     pub anon_vmas: Vec<AnonVma>,
     pub avcs: Vec<Avc>,
+    /// Ghost records of rmap walks in progress (concurrent checks only; empty otherwise).
+    pub walks: Vec<conc::WalkRecord>,
+    /// Ghost records of per-VMA read-lock holders and the bounds they locked.
+    pub sections: Vec<conc::ReadSection>,
     pub scratch: Scratch,
 }
 
@@ -125,6 +132,8 @@ impl World {
             vm_lock_readers: 0,
             detached: false,
             freed: false,
+            file_linked: false,
+            zapped: false,
         });
         (self.vmas.len() - 1) as u32
     }
@@ -152,6 +161,7 @@ impl World {
             cached_vma_start: 0,
             cached_vma_last: 0,
             freed: false,
+            linked: false,
         });
         (self.avcs.len() - 1) as u32
     }
