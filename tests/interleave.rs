@@ -59,3 +59,97 @@ fn lock_dropped_between_caught_by_file_walker() {
         "walker-complete",
     );
 }
+
+fn without(inv: &str) -> rmapcheck::check::InvariantSet {
+    let names: Vec<String> = rmapcheck::check::INVARIANTS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .filter(|n| n != inv)
+        .collect();
+    rmapcheck::check::InvariantSet::from_names(&names).unwrap()
+}
+
+fn go_with(model: &str, world: &str, calls: &[&str], cfg: Config) -> IResult {
+    let p = load(model);
+    let w = Scenario::parse(world).unwrap().build().unwrap();
+    let calls: Vec<Call> = calls.iter().map(|c| Call::parse(c).unwrap()).collect();
+    explore(&p, model, &w, &calls, &cfg).unwrap()
+}
+
+fn invariant_of(r: &IResult) -> String {
+    match &r.outcome {
+        IOutcome::Violation(t) => {
+            let tids: std::collections::BTreeSet<u8> = t.steps.iter().map(|s| s.tid).collect();
+            assert!(
+                tids.len() >= 2,
+                "the trace shows both threads: {:?}",
+                t.steps
+            );
+            t.invariant().to_string()
+        }
+        o => format!("{o:?}"),
+    }
+}
+
+#[test]
+fn walker_without_lock() {
+    let m = "models/mutants/walker-no-lock.rmap";
+    let calls = [MUNMAP_MIDDLE, "rmap_walk_file(mapping#0, 101)"];
+    // with every check, the unlocked query itself is reported
+    let r = go(m, ONE_FILE_VMA, &calls, true);
+    match &r.outcome {
+        IOutcome::Violation(t) => assert_eq!(t.invariant(), "lock-discipline"),
+        o => panic!("{o:?}"),
+    }
+    // and what it leads to: a walk that misses the VMA being split
+    let cfg = Config {
+        invariants: without("lock-discipline"),
+        ..Config::default()
+    };
+    assert_eq!(
+        invariant_of(&go_with(m, ONE_FILE_VMA, &calls, cfg)),
+        "walker-complete"
+    );
+}
+
+#[test]
+fn flush_unlock_before_rekey_visible_only_to_flush_dcache_walker() {
+    let m = "models/mutants/flush-unlock-before-rekey.rmap";
+    let flush = [MUNMAP_MIDDLE, "flush_dcache_walk(mapping#0, 101)"];
+    let file = [MUNMAP_MIDDLE, "rmap_walk_file(mapping#0, 101)"];
+    holds(BASELINE, ONE_FILE_VMA, &flush);
+    holds(m, ONE_FILE_VMA, &file);
+    caught(m, ONE_FILE_VMA, &flush, "walker-complete");
+}
+
+/// split-no-vma-start-write: the writer alone already reports the unlocked range change
+/// (lock-discipline); a concurrent MADV_DONTNEED under the per-VMA lock sees the bounds move.
+#[test]
+fn split_without_vma_start_write_moves_a_read_locked_vma() {
+    let m = "models/mutants/split-no-vma-start-write.rmap";
+    let calls = [MUNMAP_MIDDLE, "madvise_dontneed(mm#0, 0, 2)"];
+    let r = holds(BASELINE, ONE_FILE_VMA, &calls);
+    // both paths of the reader are reached on the baseline: per-VMA lock (0) and fallback (1)
+    let rets: std::collections::BTreeSet<String> =
+        r.outcomes.iter().map(|o| o[1].clone()).collect();
+    assert_eq!(rets.len(), 2, "{rets:?}");
+    let cfg = Config {
+        invariants: without("lock-discipline"),
+        ..Config::default()
+    };
+    assert_eq!(
+        invariant_of(&go_with(m, ONE_FILE_VMA, &calls, cfg)),
+        "vma-lock-stable"
+    );
+}
+
+#[test]
+fn madvise_fallback_holding_vma_lock_deadlocks() {
+    let m = "models/mutants/madv-fallback-holding-vma-lock.rmap";
+    let calls = [MUNMAP_MIDDLE, "madvise_dontneed(mm#0, 0, 9)"];
+    holds(BASELINE, ONE_FILE_VMA, &calls);
+    let r = caught(m, ONE_FILE_VMA, &calls, "deadlock");
+    let g = rmapcheck::explore::lockorder::LockGraph::new(&r.lock_edges);
+    let v = g.check();
+    assert!(v.iter().any(|x| x.invariant == "lock-order"), "{v:?}");
+}

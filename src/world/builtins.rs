@@ -272,7 +272,12 @@ impl World {
             };
             let tree = &self.mappings[m as usize].i_mmap;
             if !tree.contains(v) {
-                return fault(format!("{op}: vma#{v} is not in mapping#{m}'s tree"));
+                // only a walk racing with a writer gets here: its cursor left the tree
+                self.violate(
+                    "walker-complete",
+                    format!("{op}: the walk's cursor vma#{v} was removed from mapping#{m}'s tree under it"),
+                );
+                return Ok(Value::Null);
             }
             (
                 m,
@@ -306,7 +311,11 @@ impl World {
             };
             let tree = &self.anon_vmas[a as usize].rb_root;
             if !tree.contains(c) {
-                return fault(format!("{op}: avc#{c} is not in anon_vma#{a}'s tree"));
+                self.violate(
+                    "walker-complete",
+                    format!("{op}: the walk's cursor avc#{c} was removed from anon_vma#{a}'s tree under it"),
+                );
+                return Ok(Value::Null);
             }
             (
                 a,
@@ -449,7 +458,12 @@ impl World {
     }
 
     fn vma_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let v = self.vma_arg(args[0], op)?;
+        // a lockless reader may try to lock a VMA freed under it (vma_start_read fails)
+        let v = if op == "vma_start_read" {
+            self.obj(args[0], ObjKind::Vma, op)?
+        } else {
+            self.vma_arg(args[0], op)?
+        };
         let Some(mm) = self.vmas[v as usize].vm_mm else {
             return fault(format!("{op}: vma#{v} has no mm"));
         };
@@ -472,7 +486,8 @@ impl World {
             }
             "vma_start_read" => {
                 let vma = &mut self.vmas[v as usize];
-                if vma.vm_lock_seq == Some(seq) || vma.detached {
+                // a freed VMA was detached first (its memory outlives RCU readers)
+                if vma.vm_lock_seq == Some(seq) || vma.detached || vma.freed {
                     return Ok(Value::Bool(false));
                 }
                 vma.vm_lock_readers |= 1 << t;
