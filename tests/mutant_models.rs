@@ -238,7 +238,7 @@ fn lock_dropped_between_is_not_caught_by_one_call() {
 fn lock_dropped_between() {
     use rmapcheck::explore::interleave::{explore, Config, IOutcome};
     let w = Scenario::parse(ONE_FILE_VMA).unwrap().build().unwrap();
-    let calls: Vec<Call> = [LOCK_DROP_CALLS[0], "rmap_walk_file(mapping#0, 101)"]
+    let calls: Vec<Call> = [LOCK_DROP_CALLS[0], "rmap_walk_file(mapping#0, 105)"]
         .iter()
         .map(|c| Call::parse(c).unwrap())
         .collect();

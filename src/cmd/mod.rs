@@ -2,7 +2,9 @@
 //! Each takes its arguments, writes its report to the given writers and returns the exit status.
 
 pub mod check;
+pub mod interleave;
 pub mod list;
+pub mod locks;
 pub mod replay;
 pub mod run;
 

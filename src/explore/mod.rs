@@ -9,3 +9,4 @@ pub mod lockorder;
 pub mod op;
 pub mod scope;
 pub mod search;
+pub mod walkers;

@@ -9,6 +9,11 @@
 //! once; anon: one of its AVCs on the walked anon_vma inserted at least once). The last condition
 //! stands for "a page can have been faulted in through it": a fault needs the VMA visible to
 //! faults, which mmap allows only after linking it, under the mmap write lock.
+//!
+//! A walk must find every VMA that maps its pgoff at every state from its begin to its end;
+//! a missed VMA is excused when the walk reached the same page (same mm and address) through
+//! another VMA, as after the early link of the other half of a split. Reaching a freed or
+//! detached VMA, or one that does not map the pgoff, is a violation at once.
 
 use super::World;
 use crate::exec::host::ThreadId;
@@ -31,8 +36,12 @@ pub struct WalkRecord {
     pub pgoff: u64,
     /// VMAs that have mapped `pgoff` at every state since the walk began.
     pub required: BTreeSet<u32>,
+    /// (mm, address) of the page through each required VMA when the walk began.
+    pub required_at: Vec<(u32, (u32, u64))>,
     /// VMAs the walk reported.
     pub found: BTreeSet<u32>,
+    /// (mm, address) of the page through each VMA reported, when it was reported.
+    pub found_at: BTreeSet<(u32, u64)>,
     /// The walk has ended (the record stays, as the walker's outcome).
     pub done: bool,
 }
@@ -169,12 +178,18 @@ impl World {
     pub(crate) fn walk_begin(&mut self, t: ThreadId, target: WalkTarget, pgoff: u64) {
         self.walks.retain(|w| w.tid != t);
         let required = self.mapping_vmas(target, pgoff);
+        let required_at = required
+            .iter()
+            .filter_map(|&v| Some((v, self.page_address(v, pgoff)?)))
+            .collect();
         self.walks.push(WalkRecord {
             tid: t,
             target,
             pgoff,
             required,
+            required_at,
             found: BTreeSet::new(),
+            found_at: BTreeSet::new(),
             done: false,
         });
     }
@@ -201,6 +216,9 @@ impl World {
             );
         }
         self.walks[i].found.insert(v);
+        if let Some(at) = self.page_address(v, p) {
+            self.walks[i].found_at.insert(at);
+        }
         Ok(())
     }
 
@@ -210,9 +228,17 @@ impl World {
         };
         self.walks[i].done = true;
         let w = self.walks[i].clone();
+        // a VMA counts as found when the walk reached its page at the same (mm, address)
+        // through another VMA (the other half of a split, linked before this one moved)
         let missed: Vec<String> = w
             .required
-            .difference(&w.found)
+            .iter()
+            .filter(|&&v| !w.found.contains(&v))
+            .filter(|&&v| {
+                !w.required_at
+                    .iter()
+                    .any(|(x, at)| *x == v && w.found_at.contains(at))
+            })
             .map(|v| format!("vma#{v}"))
             .collect();
         if !missed.is_empty() {
@@ -230,6 +256,14 @@ impl World {
             );
         }
         Ok(())
+    }
+
+    /// (mm, address) at which `v` maps `pgoff` now, if it does.
+    fn page_address(&self, v: u32, pgoff: u64) -> Option<(u32, u64)> {
+        let x = &self.vmas[v as usize];
+        let mm = x.vm_mm?;
+        self.vma_covers(v, pgoff)
+            .then(|| (mm, x.vm_start + (pgoff - x.vm_pgoff)))
     }
 
     pub(crate) fn section_begin(&mut self, t: ThreadId, v: u32) {
