@@ -156,7 +156,7 @@ file = "f"
 /// The benchmark's threads.
 pub const BENCH_CALLS: [&str; 3] = [
     "sys_munmap(mm#0, 3, 5)",
-    "rmap_walk_file(mapping#0, 101)",
+    "rmap_walk_file(mapping#0, 105)",
     "madvise_dontneed(mm#0, 0, 2)",
 ];
 

@@ -337,9 +337,10 @@ impl World {
             "mmap_write_lock" | "mmap_read_lock" => Some(LockClass::MmapLock),
             _ => None,
         };
+        let held = class.map(|_| self.held_classes(t));
         let r = self.lock_op_inner(t, op, args)?;
-        if let Some(c) = class {
-            self.note_acquire(t, c);
+        if let (Some(c), Some(h)) = (class, held) {
+            self.note_acquire(h, c);
         }
         Ok(r)
     }
@@ -476,22 +477,23 @@ impl World {
                         format!("vma_start_write(vma#{v}) without mm#{mm}'s mmap_lock for write"),
                     );
                 }
-                let vma = &mut self.vmas[v as usize];
-                if vma.vm_lock_readers & !(1 << t) != 0 {
+                if self.vmas[v as usize].vm_lock_readers & !(1 << t) != 0 {
                     return Err(HostError::Blocked);
                 }
-                vma.vm_lock_seq = Some(seq);
-                self.note_acquire(t, super::conc::LockClass::VmaLock);
+                let held = self.held_classes(t);
+                self.vmas[v as usize].vm_lock_seq = Some(seq);
+                self.note_acquire(held, super::conc::LockClass::VmaLock);
                 Ok(Value::Void)
             }
             "vma_start_read" => {
-                let vma = &mut self.vmas[v as usize];
+                let vma = &self.vmas[v as usize];
                 // a freed VMA was detached first (its memory outlives RCU readers)
                 if vma.vm_lock_seq == Some(seq) || vma.detached || vma.freed {
                     return Ok(Value::Bool(false));
                 }
-                vma.vm_lock_readers |= 1 << t;
-                self.note_acquire(t, super::conc::LockClass::VmaLock);
+                let held = self.held_classes(t);
+                self.vmas[v as usize].vm_lock_readers |= 1 << t;
+                self.note_acquire(held, super::conc::LockClass::VmaLock);
                 self.section_begin(t, v);
                 Ok(Value::Bool(true))
             }

@@ -320,9 +320,10 @@ impl World {
         out
     }
 
-    /// Record that `t`, holding what it holds now, is acquiring a lock of class `c`.
-    pub(crate) fn note_acquire(&mut self, t: ThreadId, c: LockClass) {
-        for h in self.held_classes(t) {
+    /// Record that `t`, holding `held` (its classes before the acquire), acquired a lock of
+    /// class `c`.
+    pub(crate) fn note_acquire(&mut self, held: BTreeSet<LockClass>, c: LockClass) {
+        for h in held {
             self.scratch.lock_edges.push((h, c));
         }
     }
