@@ -278,3 +278,41 @@ fn lock_order_and_trace_rendering() {
     assert!(text.contains("T0 ") && text.contains("T1"), "{text}");
     assert!(text.contains("missed vma#0"), "{text}");
 }
+
+/// The subcommand: a counterexample exits 1 with the interleaved trace; bad walker calls, an
+/// unknown kind and a scenario without calls are errors (exit 2), not panics.
+#[test]
+fn interleave_subcommand() {
+    use rmapcheck::cmd::interleave::{interleave, InterleaveArgs};
+    let args = |model: &str, walker: &[&str], kinds: &[&str]| InterleaveArgs {
+        model: model.into(),
+        ops: "examples/interleave/munmap-middle.toml".into(),
+        walker: walker.iter().map(|s| s.to_string()).collect(),
+        walkers: 1,
+        kinds: kinds.iter().map(|s| s.to_string()).collect(),
+        no_reduction: false,
+        max_states: 0,
+    };
+    let run = |a: &InterleaveArgs| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let rc = interleave(a, &mut out, &mut err);
+        (
+            rc,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    };
+    let (rc, out, _) = run(&args(BASELINE, &[], &["file", "flush"]));
+    assert_eq!(rc, 0, "{out}");
+    let m = "models/mutants/lock-dropped-between.rmap";
+    let (rc, out, _) = run(&args(m, &[], &["file"]));
+    assert_eq!(rc, 1);
+    assert!(out.contains("COUNTEREXAMPLE walker-complete"), "{out}");
+    assert!(out.lines().all(|l| l.len() <= 80), "{out}");
+    let (rc, _, err) = run(&args(BASELINE, &["rmap_walk_file(mapping#0"], &[]));
+    assert_eq!(rc, 2, "{err}");
+    let (rc, _, err) = run(&args(BASELINE, &["no_such_walker(1)"], &[]));
+    assert_eq!(rc, 2, "{err}");
+    let (rc, _, err) = run(&args(BASELINE, &[], &["bogus"]));
+    assert_eq!(rc, 2, "{err}");
+}
