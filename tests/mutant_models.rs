@@ -4,6 +4,7 @@
 
 mod model_fixtures;
 use model_fixtures::*;
+use rmapcheck::world::scenario::{Call, Scenario};
 
 /// Private anonymous mapping [0, 8) that has faulted in its anon_vma.
 const ANON_FAULTED: [&str; 2] = [
@@ -230,18 +231,28 @@ fn lock_dropped_between_is_not_caught_by_one_call() {
     run_clean(&load(BASELINE), ONE_FILE_VMA, &LOCK_DROP_CALLS);
 }
 
-/// What should catch lock-dropped-between: a concurrent rmap walk of the file between
-/// vma_prepare() and vma_complete() (walker-complete). Needs the interleaving explorer and a
-/// walker entry point; `apply` runs one call on one thread, so this fails today.
+/// What catches lock-dropped-between: a concurrent rmap walk of the file between
+/// vma_prepare() and vma_complete() misses the VMA (walker-complete), found by the interleaving
+/// explorer; the baseline holds on the same threads.
 #[test]
-#[ignore = "gap: needs the interleaving explorer (a concurrent rmap walk); see models/mutants/README.md"]
 fn lock_dropped_between() {
-    check(&Case {
-        mutant: "lock-dropped-between",
-        base: BASELINE,
-        world: ONE_FILE_VMA,
-        calls: LOCK_DROP_CALLS.to_vec(),
-        call: 0,
-        invariant: "walker-complete",
-    });
+    use rmapcheck::explore::interleave::{explore, Config, IOutcome};
+    let w = Scenario::parse(ONE_FILE_VMA).unwrap().build().unwrap();
+    let calls: Vec<Call> = [LOCK_DROP_CALLS[0], "rmap_walk_file(mapping#0, 105)"]
+        .iter()
+        .map(|c| Call::parse(c).unwrap())
+        .collect();
+    let cfg = Config::default();
+    let base = explore(&load(BASELINE), BASELINE, &w, &calls, &cfg).unwrap();
+    assert!(
+        matches!(base.outcome, IOutcome::Holds),
+        "{:?}",
+        base.outcome
+    );
+    let p = load(&m("lock-dropped-between"));
+    let r = explore(&p, "lock-dropped-between", &w, &calls, &cfg).unwrap();
+    match r.outcome {
+        IOutcome::Violation(t) => assert_eq!(t.invariant(), "walker-complete"),
+        o => panic!("not caught: {o:?}"),
+    }
 }

@@ -71,7 +71,19 @@ pub const INVARIANTS: &[(&str, &str)] = &[
     ),
     (
         "walker-complete",
-        "an rmap query for each pgoff finds exactly the VMAs mapping it",
+        "an rmap walk finds every VMA mapping its pgoff (also concurrently)",
+    ),
+    (
+        "vma-lock-stable",
+        "a per-VMA read-lock holder sees its VMA's bounds unchanged",
+    ),
+    (
+        "deadlock",
+        "some thread can always move (not every live thread waits)",
+    ),
+    (
+        "lock-order",
+        "observed lock order is acyclic and follows mm/rmap.c's order",
     ),
     (
         "vma-layout",

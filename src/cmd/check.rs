@@ -44,6 +44,7 @@ fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
         Outcome::Holds { exhausted: true } => "holds (state space exhausted)".to_string(),
         Outcome::Holds { exhausted: false } => format!("holds up to depth {}", st.depth),
         Outcome::Counterexample(t) => format!("COUNTEREXAMPLE {}", t.invariant()),
+        Outcome::Interleaving(t) => format!("COUNTEREXAMPLE {} (interleaving)", t.invariant()),
         Outcome::Incomplete {
             reason,
             complete_depth,

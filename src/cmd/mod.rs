@@ -4,7 +4,9 @@
 pub mod check;
 pub mod compare;
 pub mod fuzz;
+pub mod interleave;
 pub mod list;
+pub mod locks;
 pub mod prove;
 pub mod replay;
 pub mod run;

@@ -3,7 +3,8 @@
 
 use super::load_model;
 use crate::explore::proof::{prove as run_proofs, ProofFile};
-use crate::trace::text;
+use crate::explore::search::Outcome;
+use crate::trace::{interleaved, text};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -44,10 +45,16 @@ pub fn prove(files: &[PathBuf], verbose: bool, out: &mut dyn Write, err: &mut dy
                     if !c.passed() && status == 0 {
                         status = 1;
                     }
-                    if let Some(t) = c.trace() {
-                        if verbose || !c.passed() {
-                            if let Ok(prog) = load_model(&root.join(&pf.model)) {
-                                let _ = writeln!(out, "\n{}", text::render(t, &prog));
+                    if verbose || !c.passed() {
+                        if let Ok(prog) = load_model(&root.join(&pf.model)) {
+                            match &c.outcome {
+                                Outcome::Counterexample(t) => {
+                                    let _ = writeln!(out, "\n{}", text::render(t, &prog));
+                                }
+                                Outcome::Interleaving(t) => {
+                                    let _ = writeln!(out, "\n{}", interleaved::render(t, &prog));
+                                }
+                                _ => {}
                             }
                         }
                     }

@@ -193,6 +193,14 @@ impl Thread {
         matches!(self.outcome, Some(Outcome::Finished(_)))
     }
 
+    /// The value the entry function returned, once finished.
+    pub fn result(&self) -> Option<Value> {
+        match &self.outcome {
+            Some(Outcome::Finished(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
     /// Whether the thread stopped with a fault.
     pub fn is_failed(&self) -> bool {
         matches!(self.outcome, Some(Outcome::Failed(_)))
@@ -218,6 +226,14 @@ impl Thread {
                 (f.sig.name.clone(), loc)
             })
             .collect()
+    }
+
+    /// The instruction the last shared step ran: shared instructions never change frames, so it
+    /// is the one before the innermost frame's program counter.
+    pub fn last_op<'p>(&self, prog: &'p Program) -> Option<&'p Op> {
+        let fr = self.frames.last()?;
+        let pc = (fr.pc as usize).checked_sub(1)?;
+        prog.func(fr.func).code.get(pc).map(|i| &i.op)
     }
 
     /// Whether the next instruction would touch the world.

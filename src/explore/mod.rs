@@ -1,9 +1,14 @@
 //! Exploration: applying entry-point calls with every check on, scopes (initial worlds and the
-//! alphabet of calls), and the bounded breadth-first search over call sequences.
+//! alphabet of calls), the bounded breadth-first search over call sequences, and the
+//! interleaving explorer for one writer call against concurrent walkers.
 
 pub mod alphabet;
 pub mod compare;
+pub mod footprint;
+pub mod interleave;
+pub mod lockorder;
 pub mod op;
 pub mod proof;
 pub mod scope;
 pub mod search;
+pub mod walkers;

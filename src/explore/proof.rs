@@ -55,6 +55,31 @@ pub struct Obligation {
     /// Why this verdict is expected (a finding, a gap).
     #[serde(default)]
     pub note: String,
+    /// Check interleavings of a writer call against concurrent walkers instead of call
+    /// sequences.
+    #[serde(default)]
+    pub interleave: Option<InterleaveSpec>,
+}
+
+/// An interleaving obligation: the scenario's calls but the last set up the world, the last
+/// is the writer; it runs against each set of walkers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterleaveSpec {
+    /// Scenario file (relative to the repository root).
+    pub ops: PathBuf,
+    /// Walker calls, one thread each; when empty, every set of `count` walkers of `kinds`
+    /// generated for the world.
+    #[serde(default)]
+    pub walkers: Vec<String>,
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    #[serde(default = "one")]
+    pub count: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 fn default_scope() -> String {
@@ -141,6 +166,7 @@ impl Certificate {
         match (&self.expected, &self.outcome) {
             (Expected::Holds, Outcome::Holds { .. }) => true,
             (Expected::Violates(inv), Outcome::Counterexample(t)) => t.invariant() == inv,
+            (Expected::Violates(inv), Outcome::Interleaving(t)) => t.invariant() == inv,
             _ => false,
         }
     }
@@ -166,6 +192,11 @@ impl Certificate {
             Outcome::Counterexample(t) => {
                 format!("violates {} after {} calls", t.invariant(), t.calls.len())
             }
+            Outcome::Interleaving(t) => format!(
+                "violates {} in an interleaving of {} threads",
+                t.invariant(),
+                t.calls.len()
+            ),
             Outcome::Incomplete {
                 reason,
                 complete_depth,
@@ -188,13 +219,66 @@ impl Certificate {
             match &self.outcome {
                 Outcome::Holds { exhausted: true } => "yes",
                 Outcome::Holds { exhausted: false } => "up to the depth bound",
-                Outcome::Counterexample(_) => "n/a (counterexample)",
+                Outcome::Counterexample(_) | Outcome::Interleaving(_) => "n/a (counterexample)",
                 Outcome::Incomplete { .. } => "no",
             },
             self.stats.collision_probability(),
             if self.passed() { "PASS" } else { "FAIL" }
         )
     }
+}
+
+/// Explore every interleaving of the spec's writer against each walker set.
+fn interleavings(
+    prog: &Program,
+    name: &str,
+    root: &Path,
+    spec: &InterleaveSpec,
+    scope: &Scope,
+) -> Result<(Outcome, Stats), String> {
+    use super::interleave::{explore, Config, IOutcome};
+    use crate::world::scenario::Call;
+    let path = root.join(&spec.ops);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (world, writer) = crate::cmd::interleave::setup(prog, &text)?;
+    let sets: Vec<Vec<Call>> = if spec.walkers.is_empty() {
+        super::walkers::check_kinds(&spec.kinds)?;
+        let cands = super::walkers::walker_calls(prog, &world, &spec.kinds);
+        super::walkers::combinations(&cands, spec.count.clamp(1, 8))
+    } else {
+        vec![spec
+            .walkers
+            .iter()
+            .map(|c| Call::parse(c))
+            .collect::<Result<_, _>>()?]
+    };
+    let cfg = Config {
+        invariants: scope.invariant_set(),
+        ..Config::default()
+    };
+    let mut stats = Stats::default();
+    for set in sets {
+        let mut calls = vec![writer.clone()];
+        calls.extend(set);
+        let r = explore(prog, name, &world, &calls, &cfg)?;
+        stats.states += r.stats.states;
+        stats.transitions += r.stats.transitions;
+        stats.seconds += r.stats.seconds;
+        match r.outcome {
+            IOutcome::Holds => {}
+            IOutcome::Violation(t) => return Ok((Outcome::Interleaving(t), stats)),
+            IOutcome::Incomplete(reason) => {
+                return Ok((
+                    Outcome::Incomplete {
+                        reason,
+                        complete_depth: 0,
+                    },
+                    stats,
+                ))
+            }
+        }
+    }
+    Ok((Outcome::Holds { exhausted: true }, stats))
 }
 
 /// Run every obligation of a proof file. `root` is the directory model paths are relative to.
@@ -210,7 +294,10 @@ pub fn prove(
         let scope = o.scope(root)?;
         let expected = o.expected()?;
         let name = file.model.display().to_string();
-        let (outcome, stats) = search(&prog, &name, &scope, &mut |_, _, _, _| {});
+        let (outcome, stats) = match &o.interleave {
+            None => search(&prog, &name, &scope, &mut |_, _, _, _| {}),
+            Some(spec) => interleavings(&prog, &name, root, spec, &scope)?,
+        };
         out.push(Certificate {
             model: file.model.clone(),
             model_hash: model_hash(&prog),

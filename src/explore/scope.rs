@@ -69,6 +69,11 @@ pub struct Scope {
     pub max_states: usize,
     pub max_seconds: f64,
     pub max_memory_mb: usize,
+    /// Walker threads next to the writer in `rmapcheck interleave` (0: the sequential checks
+    /// only; `interleave` then runs one).
+    pub walkers: u32,
+    /// Walker kinds offered (`file`, `anon`, `flush`, `madv`); all when empty.
+    pub walker_kinds: Vec<String>,
 }
 
 impl Default for Scope {
@@ -90,6 +95,8 @@ impl Default for Scope {
             max_states: 2_000_000,
             max_seconds: 600.0,
             max_memory_mb: 8192,
+            walkers: 0,
+            walker_kinds: Vec::new(),
         }
     }
 }
@@ -175,6 +182,10 @@ impl Scope {
             return Err(format!("max_depth = {}: at most 64", self.max_depth));
         }
         crate::check::InvariantSet::from_names(&self.invariants)?;
+        if self.walkers > 8 {
+            return Err(format!("walkers = {}: at most 8", self.walkers));
+        }
+        crate::explore::walkers::check_kinds(&self.walker_kinds)?;
         Ok(())
     }
 

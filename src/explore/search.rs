@@ -32,6 +32,8 @@ pub enum Outcome {
     Holds { exhausted: bool },
     /// A violation, with a shortest trace.
     Counterexample(Box<Trace>),
+    /// A violation found by the interleaving explorer (writer against walkers).
+    Interleaving(Box<crate::explore::interleave::ITrace>),
     /// A time, memory or state bound stopped the search; no violation up to `complete_depth`.
     Incomplete { reason: String, complete_depth: u32 },
 }

@@ -4,6 +4,7 @@
 //! and minimised by dropping calls and files while the same invariant still fails.
 
 pub mod dot;
+pub mod interleaved;
 pub mod minimise;
 pub mod text;
 

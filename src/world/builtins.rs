@@ -207,8 +207,10 @@ impl World {
         };
         self.scratch.work.file_ops += 1;
         self.absorb(obs, true, op);
-        if let Err(e) = res {
-            self.tree_err(op, e, &format!("mapping#{mapping}'s tree"));
+        match res {
+            Err(e) => self.tree_err(op, e, &format!("mapping#{mapping}'s tree")),
+            Ok(_) if op.contains("insert") => self.vmas[vma as usize].file_linked = true,
+            Ok(_) => {}
         }
         Ok(Value::Void)
     }
@@ -251,6 +253,7 @@ impl World {
             let a = &mut self.avcs[avc as usize];
             a.cached_vma_start = start;
             a.cached_vma_last = last;
+            a.linked = true;
         }
         self.scratch.work.anon_ops += 1;
         self.absorb(obs, false, op);
@@ -279,7 +282,12 @@ impl World {
             };
             let tree = &self.mappings[m as usize].i_mmap;
             if !tree.contains(v) {
-                return fault(format!("{op}: vma#{v} is not in mapping#{m}'s tree"));
+                // only a walk racing with a writer gets here: its cursor left the tree
+                self.violate(
+                    "walker-complete",
+                    format!("{op}: the walk's cursor vma#{v} was removed from mapping#{m}'s tree under it"),
+                );
+                return Ok(Value::Null);
             }
             (
                 m,
@@ -313,7 +321,11 @@ impl World {
             };
             let tree = &self.anon_vmas[a as usize].rb_root;
             if !tree.contains(c) {
-                return fault(format!("{op}: avc#{c} is not in anon_vma#{a}'s tree"));
+                self.violate(
+                    "walker-complete",
+                    format!("{op}: the walk's cursor avc#{c} was removed from anon_vma#{a}'s tree under it"),
+                );
+                return Ok(Value::Null);
             }
             (
                 a,
@@ -325,10 +337,28 @@ impl World {
         Ok(Self::opt(ObjKind::Avc, found))
     }
 
+    /// A lock builtin; a successful acquire also records lock-order edges.
     fn lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
         if op.contains("unlock") {
             self.scratch.trees_dirty = true;
         }
+        use super::conc::LockClass;
+        let class = match op {
+            "i_mmap_lock_write" | "i_mmap_lock_read" => Some(LockClass::IMmapRwsem),
+            "flush_dcache_mmap_lock" => Some(LockClass::FlushDcache),
+            "anon_vma_lock_write" | "anon_vma_lock_read" => Some(LockClass::AnonVmaRwsem),
+            "mmap_write_lock" | "mmap_read_lock" => Some(LockClass::MmapLock),
+            _ => None,
+        };
+        let held = class.map(|_| self.held_classes(t));
+        let r = self.lock_op_inner(t, op, args)?;
+        if let (Some(c), Some(h)) = (class, held) {
+            self.note_acquire(h, c);
+        }
+        Ok(r)
+    }
+
+    fn lock_op_inner(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
         let blocked = Err(HostError::Blocked);
         let bad_unlock = |w: &mut World, what: String| {
             w.violate(
@@ -442,7 +472,12 @@ impl World {
     }
 
     fn vma_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let v = self.vma_arg(args[0], op)?;
+        // a lockless reader may try to lock a VMA freed under it (vma_start_read fails)
+        let v = if op == "vma_start_read" {
+            self.obj(args[0], ObjKind::Vma, op)?
+        } else {
+            self.vma_arg(args[0], op)?
+        };
         let Some(mm) = self.vmas[v as usize].vm_mm else {
             return fault(format!("{op}: vma#{v} has no mm"));
         };
@@ -455,19 +490,24 @@ impl World {
                         format!("vma_start_write(vma#{v}) without mm#{mm}'s mmap_lock for write"),
                     );
                 }
-                let vma = &mut self.vmas[v as usize];
-                if vma.vm_lock_readers & !(1 << t) != 0 {
+                if self.vmas[v as usize].vm_lock_readers & !(1 << t) != 0 {
                     return Err(HostError::Blocked);
                 }
-                vma.vm_lock_seq = Some(seq);
+                let held = self.held_classes(t);
+                self.vmas[v as usize].vm_lock_seq = Some(seq);
+                self.note_acquire(held, super::conc::LockClass::VmaLock);
                 Ok(Value::Void)
             }
             "vma_start_read" => {
-                let vma = &mut self.vmas[v as usize];
-                if vma.vm_lock_seq == Some(seq) || vma.detached {
+                let vma = &self.vmas[v as usize];
+                // a freed VMA was detached first (its memory outlives RCU readers)
+                if vma.vm_lock_seq == Some(seq) || vma.detached || vma.freed {
                     return Ok(Value::Bool(false));
                 }
-                vma.vm_lock_readers |= 1 << t;
+                let held = self.held_classes(t);
+                self.vmas[v as usize].vm_lock_readers |= 1 << t;
+                self.note_acquire(held, super::conc::LockClass::VmaLock);
+                self.section_begin(t, v);
                 Ok(Value::Bool(true))
             }
             "vma_end_read" => {
@@ -477,6 +517,7 @@ impl World {
                 } else {
                     vma.vm_lock_readers &= !(1 << t);
                 }
+                self.section_end(t, v);
                 Ok(Value::Void)
             }
             _ => {
@@ -531,6 +572,55 @@ impl World {
             "vma_start_write" | "vma_start_read" | "vma_end_read" | "vma_assert_write_locked" => {
                 self.vma_lock_op(t, name, a)
             }
+            "rmap_walk_file_begin" | "rmap_walk_anon_begin" => {
+                let p = Self::int_arg(a[1], name)?;
+                if p < 0 {
+                    return fault(format!("{name}: negative pgoff {p}"));
+                }
+                let target = if name == "rmap_walk_file_begin" {
+                    super::conc::WalkTarget::File(self.obj(a[0], ObjKind::Mapping, name)?)
+                } else {
+                    super::conc::WalkTarget::Anon(self.obj(a[0], ObjKind::AnonVma, name)?)
+                };
+                self.walk_begin(t, target, p as u64);
+                Ok(Value::Void)
+            }
+            "rmap_walk_found" => {
+                let v = self.obj(a[0], ObjKind::Vma, name)?;
+                self.walk_found(t, v).map_err(HostError::Fault)?;
+                Ok(Value::Void)
+            }
+            "rmap_walk_end" => {
+                self.walk_end(t).map_err(HostError::Fault)?;
+                Ok(Value::Void)
+            }
+            "unmap_vmas" => {
+                let v = self.vma_arg(a[0], name)?;
+                self.vmas[v as usize].zapped = true;
+                Ok(Value::Void)
+            }
+            "zap_page_range_single" => {
+                let v = self.obj(a[0], ObjKind::Vma, name)?;
+                let s = Self::int_arg(a[1], name)? as u64;
+                let e = Self::int_arg(a[2], name)? as u64;
+                let x = &self.vmas[v as usize];
+                let bad = if x.freed || x.detached {
+                    Some(format!(
+                        "zap of [{s}, {e}) in vma#{v}, which is freed or detached"
+                    ))
+                } else if s < x.vm_start || e > x.vm_end || s >= e {
+                    Some(format!(
+                        "zap of [{s}, {e}) outside vma#{v} [{}, {})",
+                        x.vm_start, x.vm_end
+                    ))
+                } else {
+                    None
+                };
+                if let Some(m) = bad {
+                    self.violate("vma-lock-stable", m);
+                }
+                Ok(Value::Void)
+            }
             "mm_alloc" => Ok(Value::Obj(ObjKind::Mm, self.add_mm())),
             "vm_area_alloc" => {
                 let mm = self.obj(a[0], ObjKind::Mm, name)?;
@@ -543,6 +633,8 @@ impl World {
                 copy.vm_lock_seq = None;
                 copy.vm_lock_readers = 0;
                 copy.detached = false;
+                copy.file_linked = false;
+                copy.zapped = false;
                 self.vmas.push(copy);
                 Ok(Value::Obj(ObjKind::Vma, (self.vmas.len() - 1) as u32))
             }

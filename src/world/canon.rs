@@ -98,6 +98,8 @@ impl World {
         }
         for &old in &vn.order {
             let mut v = self.vmas[old as usize].clone();
+            v.file_linked = false;
+            v.zapped = false;
             v.anon_vma = v.anon_vma.map(|a| an.get(a));
             v.anon_vma_chain = v.anon_vma_chain.iter().map(|&c| cn.get(c)).collect();
             // a VMA is write-locked while its sequence equals its mm's
@@ -109,6 +111,7 @@ impl World {
         }
         for &old in &cn.order {
             let mut c = self.avcs[old as usize].clone();
+            c.linked = false;
             c.vma = c.vma.map(|v| vn.get(v));
             c.anon_vma = c.anon_vma.map(|a| an.get(a));
             w.avcs.push(c);

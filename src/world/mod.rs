@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod canon;
+pub mod conc;
 pub mod keys;
 pub mod locks;
 pub mod objects;
@@ -48,6 +49,8 @@ pub struct Scratch {
     /// Set when something the structural tree checks depend on changed: a tree operation, a
     /// write of a key field, or a lock release (a tree becomes subject to checking).
     pub trees_dirty: bool,
+    /// Lock-order edges (held class, acquired class) seen since the last take.
+    pub lock_edges: Vec<(conc::LockClass, conc::LockClass)>,
 }
 
 impl PartialEq for Scratch {
@@ -69,6 +72,10 @@ pub struct World {
     pub mappings: Vec<AddressSpace>,
     pub anon_vmas: Vec<AnonVma>,
     pub avcs: Vec<Avc>,
+    /// Ghost records of rmap walks in progress (concurrent checks only; empty otherwise).
+    pub walks: Vec<conc::WalkRecord>,
+    /// Ghost records of per-VMA read-lock holders and the bounds they locked.
+    pub sections: Vec<conc::ReadSection>,
     pub scratch: Scratch,
 }
 
@@ -128,6 +135,8 @@ impl World {
             vm_lock_readers: 0,
             detached: false,
             freed: false,
+            file_linked: false,
+            zapped: false,
         });
         (self.vmas.len() - 1) as u32
     }
@@ -155,6 +164,7 @@ impl World {
             cached_vma_start: 0,
             cached_vma_last: 0,
             freed: false,
+            linked: false,
         });
         (self.avcs.len() - 1) as u32
     }

@@ -44,6 +44,11 @@ pub struct Vma {
     /// Marked detached (removed from its mm for good).
     pub detached: bool,
     pub freed: bool,
+    /// Ghost state for the concurrent checks (reset by the canonical form): the VMA has been
+    /// inserted into its file's rmap tree at least once, so pages may be mapped through it.
+    pub file_linked: bool,
+    /// Ghost: its page tables were zapped (`unmap_vmas`), so it maps no page any more.
+    pub zapped: bool,
 }
 
 impl Vma {
@@ -106,4 +111,6 @@ pub struct Avc {
     pub cached_vma_start: u64,
     pub cached_vma_last: u64,
     pub freed: bool,
+    /// Ghost (reset by the canonical form): inserted into its anon_vma's tree at least once.
+    pub linked: bool,
 }

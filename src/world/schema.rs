@@ -92,6 +92,14 @@ fn builtins() -> Vec<(&'static str, Vec<Type>, Type)> {
         ("vma_start_read", vec![p(VMA)], Bool),
         ("vma_end_read", vec![p(VMA)], Void),
         ("vma_assert_write_locked", vec![p(VMA)], Void),
+        // ghost records of concurrent rmap walks (src/world/conc.rs)
+        ("rmap_walk_file_begin", vec![p(MAPPING), Int], Void),
+        ("rmap_walk_anon_begin", vec![p(AV), Int], Void),
+        ("rmap_walk_found", vec![p(VMA)], Void),
+        ("rmap_walk_end", vec![], Void),
+        // page tables: unmap_vmas() zaps a VMA's pages; zap_page_range_single() a range
+        ("unmap_vmas", vec![p(VMA)], Void),
+        ("zap_page_range_single", vec![p(VMA), Int, Int], Void),
         // objects
         ("mm_alloc", vec![], p(MM)),
         ("vm_area_alloc", vec![p(MM)], p(VMA)),

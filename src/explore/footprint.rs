@@ -1,0 +1,244 @@
+//! Footprints for the partial-order reduction of the interleaving explorer: which parts of the
+//! world (resource classes) an instruction reads or writes, and the static footprint of a whole
+//! thread (every instruction reachable from its entry function through calls).
+//!
+//! Classes are coarse on purpose: they ignore object identity (a write of `vma#1->vm_start`
+//! conflicts with a read of `vma#2->vm_end`), which can only make more steps dependent, never
+//! fewer. Two steps are *independent* when no class is written by one and read or written by
+//! the other; independent steps commute (same world either order) and neither enables nor
+//! disables the other, because every step that can block reads the lock class it waits on and
+//! every step that changes that lock writes it. Read-lock acquire and release count as reads of
+//! the lock (readers commute among themselves); write acquire and release count as writes.
+//!
+//! The ghost checks are part of this: a walk's begin, found and end read every class its oracle
+//! reads (`OBSERVED`), and a per-VMA read lock's start and end read the bounds, so a writer step
+//! that changes what a check looks at is never independent of a thread that checks it.
+
+use crate::lang::program::{FuncId, Op};
+use crate::lang::Program;
+use std::collections::BTreeSet;
+
+/// A resource class of the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// vm_start, vm_end, vm_pgoff.
+    Bounds,
+    VmFlags,
+    /// vm_file, vm_mm, vm_ops (what a VMA maps and where it belongs).
+    VmaLinks,
+    /// The mm's VMA list (maple tree).
+    MmList,
+    MapCount,
+    /// detached / freed / zapped.
+    Lifecycle,
+    FileTree,
+    AnonTree,
+    /// anon_vma_chain lists and the AVC <-> VMA/anon_vma links, vma->anon_vma.
+    AnonChain,
+    AvcCache,
+    /// anon_vma root/parent/counters/refcount.
+    AnonMeta,
+    /// Allocation of new objects (arena growth).
+    Alloc,
+    MmapLock,
+    /// vm_lock_seq, per-VMA reader bits (and mm_lock_seq, which ends VMA write locks).
+    VmaLock,
+    IMmap,
+    Flush,
+    AnonLock,
+    /// Anything (an unknown builtin).
+    All,
+}
+
+/// How a class is touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Read,
+    Write,
+}
+
+/// A set of (class, mode).
+pub type Footprint = BTreeSet<(Class, Mode)>;
+
+/// The classes the ghost walk oracle reads (see `World::mapping_vmas`).
+pub const OBSERVED: [Class; 7] = [
+    Class::Bounds,
+    Class::VmaLinks,
+    Class::MmList,
+    Class::Lifecycle,
+    Class::FileTree,
+    Class::AnonTree,
+    Class::AnonChain,
+];
+
+/// The class of a field name; `None` for a name no kernel struct has (a model-local struct's
+/// field, which never reaches the world). A kernel field this table does not know is `All`.
+fn field_class(f: &str) -> Option<Class> {
+    Some(match f {
+        "vm_start" | "vm_end" | "vm_pgoff" => Class::Bounds,
+        "vm_flags" => Class::VmFlags,
+        "vm_file" | "vm_mm" => Class::VmaLinks,
+        "anon_vma" | "vma" => Class::AnonChain,
+        "cached_vma_start" | "cached_vma_last" => Class::AvcCache,
+        "map_count" => Class::MapCount,
+        "root" | "parent" | "refcount" | "num_children" | "num_active_vmas" => Class::AnonMeta,
+        // read-only (f_mapping) or a local struct's field: never written by a shared step
+        "f_mapping" => Class::VmaLinks,
+        _ if kernel_field(f) => Class::All,
+        _ => return None,
+    })
+}
+
+fn kernel_field(f: &str) -> bool {
+    use std::sync::OnceLock;
+    static NAMES: OnceLock<BTreeSet<String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            crate::world::schema()
+                .structs
+                .values()
+                .flat_map(|fs| fs.iter().map(|d| d.name.clone()))
+                .collect()
+        })
+        .contains(f)
+}
+
+/// The classes a builtin touches.
+pub fn builtin_footprint(name: &str) -> Footprint {
+    use Class::*;
+    use Mode::*;
+    let v: Vec<(Class, Mode)> = match name {
+        "mapping_rmap_tree_insert" | "mapping_rmap_tree_insert_after" => {
+            vec![(FileTree, Write), (Bounds, Read), (VmaLinks, Read)]
+        }
+        "mapping_rmap_tree_remove" | "mapping_rmap_tree_propagate" => {
+            vec![(FileTree, Write), (Bounds, Read), (VmaLinks, Read)]
+        }
+        "mapping_rmap_tree_iter_first" | "mapping_rmap_tree_iter_next" => {
+            vec![(FileTree, Read), (Bounds, Read), (VmaLinks, Read)]
+        }
+        "anon_rmap_tree_insert" | "anon_rmap_tree_remove" | "anon_rmap_tree_propagate" => vec![
+            (AnonTree, Write),
+            (Bounds, Read),
+            (AnonChain, Read),
+            (AvcCache, Write),
+            (AnonMeta, Read),
+        ],
+        "anon_rmap_tree_iter_first" | "anon_rmap_tree_iter_next" | "anon_rmap_tree_empty" => {
+            vec![
+                (AnonTree, Read),
+                (Bounds, Read),
+                (AnonChain, Read),
+                (AnonMeta, Read),
+            ]
+        }
+        "i_mmap_lock_write" | "i_mmap_unlock_write" => vec![(IMmap, Write)],
+        "i_mmap_lock_read" | "i_mmap_unlock_read" => vec![(IMmap, Read)],
+        "flush_dcache_mmap_lock" | "flush_dcache_mmap_unlock" => vec![(Flush, Write)],
+        "anon_vma_lock_write" | "anon_vma_unlock_write" => {
+            vec![(AnonLock, Write), (AnonMeta, Read)]
+        }
+        "anon_vma_lock_read" | "anon_vma_unlock_read" => vec![(AnonLock, Read), (AnonMeta, Read)],
+        "mmap_write_lock" => vec![(MmapLock, Write)],
+        "mmap_write_unlock" => vec![(MmapLock, Write), (VmaLock, Write)],
+        "mmap_read_lock" | "mmap_read_unlock" => vec![(MmapLock, Read)],
+        "vma_start_write" => vec![(VmaLock, Write), (MmapLock, Read), (Lifecycle, Read)],
+        "vma_start_read" | "vma_end_read" => {
+            vec![(VmaLock, Read), (Bounds, Read), (Lifecycle, Read)]
+        }
+        "vma_assert_write_locked" => vec![(VmaLock, Read), (MmapLock, Read)],
+        "mm_alloc" | "vm_area_alloc" | "anon_vma_alloc" | "anon_vma_chain_alloc" => {
+            vec![(Alloc, Write)]
+        }
+        "vm_area_dup" => vec![
+            (Alloc, Write),
+            (Bounds, Read),
+            (VmFlags, Read),
+            (VmaLinks, Read),
+            (AnonChain, Read),
+        ],
+        "vm_area_free" | "vma_mark_detached" | "unmap_vmas" | "anon_vma_chain_free" => {
+            vec![(Lifecycle, Write)]
+        }
+        "get_anon_vma" | "put_anon_vma" => {
+            vec![(AnonMeta, Write), (Lifecycle, Write), (AnonTree, Read)]
+        }
+        "vma_iter_store" | "vma_iter_clear" => vec![(MmList, Write), (Bounds, Read)],
+        "vma_first" | "find_vma" | "vma_lookup" | "vma_next" | "vma_prev" => {
+            vec![(MmList, Read)]
+        }
+        "vma_is_anonymous" => vec![(VmaLinks, Read)],
+        "vma_set_anonymous" | "call_mmap" => vec![(VmaLinks, Write), (VmFlags, Read)],
+        "vma_pages" | "vma_start_pgoff" | "vma_last_pgoff" => vec![(Bounds, Read)],
+        "anon_vma_chain_is_singular" => vec![(AnonChain, Read)],
+        "anon_vma_chain_list_add" | "anon_vma_chain_list_del" => vec![(AnonChain, Write)],
+        "rmap_walk_file_begin" | "rmap_walk_anon_begin" | "rmap_walk_found" | "rmap_walk_end" => {
+            OBSERVED.iter().map(|&c| (c, Read)).collect()
+        }
+        "zap_page_range_single" => vec![(Bounds, Read), (Lifecycle, Read)],
+        _ => vec![(All, Write)],
+    };
+    v.into_iter().collect()
+}
+
+/// The classes one instruction touches when it reaches the world (empty for local ones).
+pub fn op_footprint(op: &Op) -> Footprint {
+    match op {
+        Op::ReadField(f) => field_class(f)
+            .map(|c| (c, Mode::Read))
+            .into_iter()
+            .collect(),
+        Op::WriteField(f) => {
+            let mut fp: Footprint = field_class(f)
+                .map(|c| (c, Mode::Write))
+                .into_iter()
+                .collect();
+            if fp.contains(&(Class::Bounds, Mode::Write)) {
+                // the world asserts the VMA write lock when the VMA is in its mm
+                fp.extend([
+                    (Class::VmaLock, Mode::Read),
+                    (Class::MmapLock, Mode::Read),
+                    (Class::MmList, Mode::Read),
+                ]);
+            }
+            fp
+        }
+        Op::Builtin(name, _) => builtin_footprint(name),
+        Op::ListFirst(_) | Op::ListNext(_) | Op::ListLast(_) | Op::ListPrev(_) => {
+            [(Class::AnonChain, Mode::Read)].into_iter().collect()
+        }
+        _ => Footprint::new(),
+    }
+}
+
+/// Every class any instruction reachable from `entry` may touch.
+pub fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
+    let mut seen: BTreeSet<FuncId> = BTreeSet::new();
+    let mut todo = vec![entry];
+    let mut out = Footprint::new();
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        for i in &prog.func(f).code {
+            if let Op::Call(g, _) = &i.op {
+                todo.push(*g);
+            }
+            out.extend(op_footprint(&i.op));
+        }
+    }
+    out
+}
+
+/// Whether two footprints conflict: a class written by one and touched by the other (`All`
+/// conflicts with everything).
+pub fn conflict(a: &Footprint, b: &Footprint) -> bool {
+    let all = |f: &Footprint| f.iter().any(|(c, _)| *c == Class::All);
+    if (all(a) && !b.is_empty()) || (all(b) && !a.is_empty()) {
+        return true;
+    }
+    a.iter().any(|&(c, m)| {
+        b.iter()
+            .any(|&(c2, m2)| c == c2 && (m == Mode::Write || m2 == Mode::Write))
+    })
+}

@@ -1,0 +1,411 @@
+//! Interleaving exploration: one writer call (thread 0) and walker calls (threads 1..) run on
+//! one world, every interleaving of their atomic steps (`Thread::step_visible`) explored
+//! breadth-first with state hashing. A state is the world (with its ghost walk and read-lock
+//! records) and every thread's stack; it is hashed as it is, without renumbering objects:
+//! only the writer allocates, so every interleaving numbers new objects alike, and the Values
+//! held in thread stacks stay valid.
+//!
+//! Checks after every step: what builtins raised (tree preconditions, lock discipline,
+//! `walker-complete` at a walk's end, `vma-lock-stable` at a zap), the ghost observation
+//! (`World::observe`: walks' required sets, read-lock holders' bounds), the structural checks
+//! of unlocked trees; `deadlock` when every live thread is blocked; the whole-world checks
+//! when every thread has returned. Lock-order edges of every step are collected.
+//!
+//! Partial-order reduction (`reduction`): in a state, if some live thread `t` can take a step
+//! whose footprint (`footprint::op_footprint`) conflicts with the *static* footprint of no
+//! other live thread (everything those threads may still do, over-approximated by their whole
+//! entry function), only `t` is stepped. Such a step is independent of every step the others
+//! can ever take, so {t} is a persistent set: every interleaving is equivalent to one that
+//! takes t's step first, and all terminal states, deadlocks and checked outcomes stay
+//! reachable (the state graph is acyclic: every step moves a thread forward or finishes it).
+//! Otherwise every live thread is stepped: threads switch only at steps that touch a class
+//! another thread also touches. See `footprint` for why the ghost checks are covered.
+
+use super::footprint::{conflict, op_footprint, static_footprint, Footprint};
+use crate::check::{self, InvariantSet, Violation};
+use crate::exec::host::ThreadId;
+use crate::exec::{FaultKind, Step, Thread};
+use crate::lang::{Program, SrcLoc};
+use crate::world::conc::LockClass;
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+/// Options of an interleaving exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// Use the partial-order reduction.
+    pub reduction: bool,
+    /// States after which the exploration stops, incomplete.
+    pub max_states: usize,
+    pub invariants: InvariantSet,
+    /// Run the structural tree checks after every step.
+    pub per_step: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            reduction: true,
+            max_states: 2_000_000,
+            invariants: InvariantSet::all(),
+            per_step: true,
+        }
+    }
+}
+
+/// One step of an interleaving, for traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IStep {
+    pub tid: ThreadId,
+    pub loc: Option<SrcLoc>,
+    pub func: String,
+    pub what: String,
+}
+
+/// A counterexample: the threads' calls, the steps in the order they ran, what failed.
+#[derive(Clone, Debug)]
+pub struct ITrace {
+    pub model: String,
+    /// The world the threads started on, rendered.
+    pub world_before: String,
+    /// Thread `i` runs `calls[i]`; thread 0 is the writer.
+    pub calls: Vec<Call>,
+    pub steps: Vec<IStep>,
+    pub violations: Vec<Violation>,
+    pub world_after: String,
+}
+
+impl ITrace {
+    /// The invariant that failed first.
+    pub fn invariant(&self) -> &str {
+        self.violations.first().map_or("", |v| v.invariant.as_str())
+    }
+}
+
+/// How an exploration ended.
+#[derive(Debug)]
+pub enum IOutcome {
+    Holds,
+    Violation(Box<ITrace>),
+    Incomplete(String),
+}
+
+/// Numbers an exploration reports.
+#[derive(Clone, Debug, Default)]
+pub struct IStats {
+    /// Distinct states.
+    pub states: usize,
+    /// Steps taken (edges, including into known states).
+    pub transitions: usize,
+    /// Distinct final states (every thread returned).
+    pub terminals: usize,
+    /// States where the reduction stepped one thread only.
+    pub reduced: usize,
+    pub seconds: f64,
+}
+
+/// Result of [`explore`].
+#[derive(Debug)]
+pub struct IResult {
+    pub outcome: IOutcome,
+    pub stats: IStats,
+    /// The outcome of every final state reached (see [`outcomes_of`]).
+    pub outcomes: BTreeSet<Vec<String>>,
+    /// Lock-order edges (held, acquired) seen on any step.
+    pub lock_edges: BTreeSet<(LockClass, LockClass)>,
+}
+
+/// A search state.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct IState {
+    pub world: World,
+    pub threads: Vec<Thread>,
+}
+
+/// Fingerprint of a state.
+pub fn state_fingerprint(s: &IState) -> u64 {
+    #[allow(deprecated)]
+    let mut h = std::hash::SipHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+/// What the threads computed in a final state: each thread's return value and each walk's
+/// found set. Two explorers agree on the interleavings they cover when they report the same
+/// set of these.
+pub fn outcomes_of(prog: &Program, s: &IState) -> Vec<String> {
+    let _ = prog;
+    let mut out: Vec<String> = s
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("T{i} {}", t.result().map_or("?".into(), |v| v.to_string())))
+        .collect();
+    for w in &s.world.walks {
+        let f: Vec<String> = w.found.iter().map(|v| format!("vma#{v}")).collect();
+        out.push(format!("T{} found {{{}}}", w.tid, f.join(", ")));
+    }
+    out
+}
+
+/// The initial state: ghosts set from the trees, one thread per call.
+pub fn initial_state(prog: &Program, world: &World, calls: &[Call]) -> Result<IState, String> {
+    if calls.is_empty() || calls.len() > 16 {
+        return Err(format!("{} threads: need 1 to 16", calls.len()));
+    }
+    let mut w = world.clone();
+    w.init_ghosts();
+    w.take_violations();
+    w.take_lock_edges();
+    let threads = calls
+        .iter()
+        .map(|c| Thread::start(prog, &c.func, &c.args).map_err(|e| format!("{c}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(IState { world: w, threads })
+}
+
+/// What one step of one thread led to.
+pub enum Next {
+    /// A successor state, the step, and what the checks found (empty: fine).
+    Step(Box<IState>, IStep, Vec<Violation>, Footprint),
+    /// The thread waits for a lock; nothing changed.
+    Blocked,
+}
+
+/// Step thread `tid` of `s` once, with every check on; lock-order edges go to `edges`.
+pub fn step_thread(
+    prog: &Program,
+    s: &IState,
+    tid: usize,
+    cfg: &Config,
+    edges: &mut BTreeSet<(LockClass, LockClass)>,
+) -> Next {
+    let mut n = s.clone();
+    let t = tid as ThreadId;
+    let step = n.threads[tid].step_visible(prog, &mut n.world, t);
+    let func = n.threads[tid]
+        .backtrace(prog)
+        .first()
+        .map(|(f, _)| f.clone())
+        .unwrap_or_default();
+    let (rec, mut v, fp) = match step {
+        Step::Blocked => return Next::Blocked,
+        Step::Ran(ev) => {
+            let fp = n.threads[tid]
+                .last_op(prog)
+                .map(op_footprint)
+                .unwrap_or_default();
+            (
+                IStep {
+                    tid: t,
+                    loc: Some(ev.loc),
+                    func,
+                    what: ev.what,
+                },
+                Vec::new(),
+                fp,
+            )
+        }
+        Step::Finished(val) => (
+            IStep {
+                tid: t,
+                loc: None,
+                func: String::new(),
+                what: format!("returns {val}"),
+            },
+            Vec::new(),
+            Footprint::new(),
+        ),
+        Step::Failed(f) => {
+            let inv = match f.kind {
+                FaultKind::Assertion { .. } => "model-assert",
+                _ => "model-fault",
+            };
+            (
+                IStep {
+                    tid: t,
+                    loc: Some(f.loc),
+                    func,
+                    what: f.message.clone(),
+                },
+                vec![Violation::new(inv, f.message.clone())],
+                Footprint::new(),
+            )
+        }
+    };
+    v.extend(check::from_world(&mut n.world));
+    n.world.observe();
+    v.extend(check::from_world(&mut n.world));
+    if cfg.per_step {
+        v.extend(check::after_step(&mut n.world, cfg.invariants));
+    }
+    edges.extend(n.world.take_lock_edges());
+    let mut v = cfg.invariants.filter(v);
+    if n.threads[tid].is_failed() && v.is_empty() {
+        // the thread cannot go on, whatever is checked
+        v.push(Violation::new("model-fault", rec.what.clone()));
+    }
+    if v.is_empty() && n.threads.iter().all(|t| t.is_finished()) {
+        v = check::at_boundary(&n.world, cfg.invariants);
+    }
+    Next::Step(Box::new(n), rec, v, fp)
+}
+
+fn live(s: &IState) -> Vec<usize> {
+    (0..s.threads.len())
+        .filter(|&i| !s.threads[i].is_finished() && !s.threads[i].is_failed())
+        .collect()
+}
+
+struct Node {
+    parent: u32,
+    step: Option<IStep>,
+}
+
+fn path(nodes: &[Node], mut i: u32) -> Vec<IStep> {
+    let mut out = Vec::new();
+    while i != u32::MAX {
+        let n = &nodes[i as usize];
+        if let Some(s) = &n.step {
+            out.push(s.clone());
+        }
+        i = n.parent;
+    }
+    out.reverse();
+    out
+}
+
+/// Explore every interleaving of `calls` (thread i runs calls[i]) from `world`.
+pub fn explore(
+    prog: &Program,
+    model: &str,
+    world: &World,
+    calls: &[Call],
+    cfg: &Config,
+) -> Result<IResult, String> {
+    let t0 = Instant::now();
+    let s0 = initial_state(prog, world, calls)?;
+    let statics: Vec<Footprint> = calls
+        .iter()
+        .map(|c| static_footprint(prog, prog.function(&c.func).expect("checked at start")))
+        .collect();
+    let mut stats = IStats::default();
+    let mut outcomes = BTreeSet::new();
+    let mut edges = BTreeSet::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(state_fingerprint(&s0));
+    let mut nodes = vec![Node {
+        parent: u32::MAX,
+        step: None,
+    }];
+    let mut frontier: VecDeque<(u32, IState)> = VecDeque::new();
+    let before = s0.world.render();
+    frontier.push_back((0, s0));
+    let fail = |nodes: &[Node], idx: u32, last: Option<IStep>, v: Vec<Violation>, w: &World| {
+        let mut steps = path(nodes, idx);
+        steps.extend(last);
+        IOutcome::Violation(Box::new(ITrace {
+            model: model.to_string(),
+            world_before: before.clone(),
+            calls: calls.to_vec(),
+            steps,
+            violations: v,
+            world_after: w.render(),
+        }))
+    };
+    while let Some((idx, s)) = frontier.pop_front() {
+        let alive = live(&s);
+        if alive.is_empty() {
+            stats.terminals += 1;
+            outcomes.insert(outcomes_of(prog, &s));
+            continue;
+        }
+        let mut succs = Vec::new();
+        let mut blocked = 0;
+        for &t in &alive {
+            match step_thread(prog, &s, t, cfg, &mut edges) {
+                Next::Blocked => blocked += 1,
+                Next::Step(n, rec, v, fp) => {
+                    if !v.is_empty() {
+                        stats.states = seen.len();
+                        stats.seconds = t0.elapsed().as_secs_f64();
+                        let o = fail(&nodes, idx, Some(rec), v, &n.world);
+                        return Ok(IResult {
+                            outcome: o,
+                            stats,
+                            outcomes,
+                            lock_edges: edges,
+                        });
+                    }
+                    let independent = alive
+                        .iter()
+                        .filter(|&&u| u != t)
+                        .all(|&u| !conflict(&fp, &statics[u]));
+                    if cfg.reduction && independent {
+                        succs.clear();
+                        succs.push((n, rec));
+                        stats.reduced += 1;
+                        break;
+                    }
+                    succs.push((n, rec));
+                }
+            }
+        }
+        if blocked == alive.len() {
+            let who: Vec<String> = alive
+                .iter()
+                .map(|&t| {
+                    let at = s.threads[t]
+                        .loc(prog)
+                        .map(|l| prog.loc_text(l))
+                        .unwrap_or_default();
+                    format!("thread {t} at {at}")
+                })
+                .collect();
+            let v = vec![Violation::new(
+                "deadlock",
+                format!("every live thread waits for a lock: {}", who.join("; ")),
+            )];
+            stats.states = seen.len();
+            stats.seconds = t0.elapsed().as_secs_f64();
+            let o = fail(&nodes, idx, None, v, &s.world);
+            return Ok(IResult {
+                outcome: o,
+                stats,
+                outcomes,
+                lock_edges: edges,
+            });
+        }
+        for (n, rec) in succs {
+            stats.transitions += 1;
+            if seen.insert(state_fingerprint(&n)) {
+                nodes.push(Node {
+                    parent: idx,
+                    step: Some(rec),
+                });
+                frontier.push_back(((nodes.len() - 1) as u32, *n));
+            }
+        }
+        if seen.len() > cfg.max_states {
+            stats.states = seen.len();
+            stats.seconds = t0.elapsed().as_secs_f64();
+            return Ok(IResult {
+                outcome: IOutcome::Incomplete(format!("state bound {} reached", cfg.max_states)),
+                stats,
+                outcomes,
+                lock_edges: edges,
+            });
+        }
+    }
+    stats.states = seen.len();
+    stats.seconds = t0.elapsed().as_secs_f64();
+    Ok(IResult {
+        outcome: IOutcome::Holds,
+        stats,
+        outcomes,
+        lock_edges: edges,
+    })
+}

@@ -1,0 +1,118 @@
+//! The walker calls offered against a writer in a world: one per walker kind and target, for
+//! every pgoff a VMA maps (file and flush_dcache walks per mapping, anon walks per anon_vma) and,
+//! for MADV_DONTNEED, each VMA's whole range and each of its pages. Kinds are named `file`,
+//! `anon`, `flush`, `madv`; only those whose model function exists are offered.
+
+use crate::exec::host::{ObjKind, Value};
+use crate::lang::Program;
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::collections::BTreeSet;
+
+/// Every walker kind, in the order calls are listed.
+pub const KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
+
+/// Reject unknown kind names.
+pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
+    for k in kinds {
+        if !KINDS.contains(&k.as_str()) {
+            return Err(format!(
+                "unknown walker kind {k:?} (expected file, anon, flush or madv)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Walker calls for `w` of the given kinds (all when empty).
+pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
+    let on = |k: &str| kinds.is_empty() || kinds.iter().any(|x| x == k);
+    let mut out = Vec::new();
+    let mut push = |f: &str, args: Vec<Value>| {
+        if prog.function(f).is_some() {
+            out.push(Call {
+                func: f.to_string(),
+                args,
+            });
+        }
+    };
+    let live = |v: usize| !w.vmas[v].freed && !w.vmas[v].detached;
+    for m in 0..w.mappings.len() {
+        let pgoffs: BTreeSet<u64> = (0..w.vmas.len())
+            .filter(|&v| live(v) && w.vma_mapping(v as u32) == Some(m as u32))
+            .flat_map(|v| w.vmas[v].start_pgoff()..=w.vmas[v].last_pgoff())
+            .collect();
+        for p in pgoffs {
+            let args = vec![Value::Obj(ObjKind::Mapping, m as u32), Value::Int(p as i64)];
+            if on("file") {
+                push("rmap_walk_file", args.clone());
+            }
+            if on("flush") {
+                push("flush_dcache_walk", args);
+            }
+        }
+    }
+    if on("anon") {
+        for a in 0..w.anon_vmas.len() {
+            if w.anon_vmas[a].freed {
+                continue;
+            }
+            let tree = &w.anon_vmas[a].rb_root;
+            let pgoffs: BTreeSet<u64> = (0..w.avcs.len() as u32)
+                .filter(|&c| tree.contains(c))
+                .filter_map(|c| w.avcs[c as usize].vma)
+                .filter(|&v| live(v as usize))
+                .flat_map(|v| w.vmas[v as usize].start_pgoff()..=w.vmas[v as usize].last_pgoff())
+                .collect();
+            for p in pgoffs {
+                push(
+                    "rmap_walk_anon",
+                    vec![Value::Obj(ObjKind::AnonVma, a as u32), Value::Int(p as i64)],
+                );
+            }
+        }
+    }
+    if on("madv") {
+        for (m, mm) in w.mms.iter().enumerate() {
+            if mm.freed {
+                continue;
+            }
+            let mut ranges = BTreeSet::new();
+            for (&s, &(e, _)) in &mm.vmas {
+                ranges.insert((s, e));
+                for a in s..e {
+                    ranges.insert((a, a + 1));
+                }
+            }
+            for (s, e) in ranges {
+                push(
+                    "madvise_dontneed",
+                    vec![
+                        Value::Obj(ObjKind::Mm, m as u32),
+                        Value::Int(s as i64),
+                        Value::Int(e as i64),
+                    ],
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Every multiset of `n` walkers out of `cands` (combinations with repetition), in order.
+pub fn combinations(cands: &[Call], n: usize) -> Vec<Vec<Call>> {
+    fn go(c: &[Call], n: usize, from: usize, cur: &mut Vec<Call>, out: &mut Vec<Vec<Call>>) {
+        if cur.len() == n {
+            out.push(cur.clone());
+            return;
+        }
+        for i in from..c.len() {
+            cur.push(c[i].clone());
+            go(c, n, i, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    go(cands, n, 0, &mut Vec::new(), &mut out);
+    out
+}

@@ -1,0 +1,112 @@
+//! Plain-text rendering of an interleaving counterexample: the threads and their calls, the
+//! world they started on, then the steps side by side, one column per thread (the writer on the
+//! left, walkers on the right), each step numbered in the order it ran; ASCII, at most 80
+//! columns. Plain field reads are left out unless they are the failing step.
+
+use super::text::{wrap, WIDTH};
+use crate::explore::interleave::ITrace;
+use crate::lang::Program;
+
+/// Width of the step-number gutter ("123 ").
+const GUTTER: usize = 4;
+
+fn chunks(s: &str, width: usize) -> Vec<String> {
+    let s: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii() && !c.is_control() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut rest = s.as_str();
+    while rest.len() > width {
+        let cut = rest[..width]
+            .rfind(' ')
+            .filter(|&i| i > width / 2)
+            .unwrap_or(width);
+        out.push(rest[..cut].trim_end().to_string());
+        rest = rest[cut..].trim_start();
+    }
+    out.push(rest.to_string());
+    out
+}
+
+/// Render `t`; `prog` gives file:line of steps.
+pub fn render(t: &ITrace, prog: &Program) -> String {
+    let mut out = String::new();
+    wrap(
+        &format!(
+            "rmapcheck interleaving counterexample: {} violates {}",
+            t.model,
+            t.invariant()
+        ),
+        &mut out,
+    );
+    out.push('\n');
+    for (i, c) in t.calls.iter().enumerate() {
+        let role = if i == 0 { "writer" } else { "walker" };
+        wrap(&format!("T{i} ({role}): {c}"), &mut out);
+    }
+    out.push('\n');
+    wrap("World before:", &mut out);
+    for l in t.world_before.lines() {
+        wrap(&format!("  {l}"), &mut out);
+    }
+    let n = t.calls.len().max(1);
+    let col = (WIDTH - GUTTER) / n - 1;
+    out.push('\n');
+    wrap(
+        "Steps (file:line function: action), one column per thread:",
+        &mut out,
+    );
+    let mut head = " ".repeat(GUTTER);
+    for i in 0..n {
+        let h = format!("T{i}");
+        head += &format!("{h:<col$} ");
+    }
+    out += head.trim_end();
+    out.push('\n');
+    out += &format!("{}\n", "-".repeat(GUTTER + n * (col + 1) - 1));
+    let last = t.steps.len().saturating_sub(1);
+    for (k, s) in t.steps.iter().enumerate() {
+        if k != last && (s.what.is_empty() || s.what.starts_with("read ")) {
+            continue;
+        }
+        let place = s.loc.map_or(String::new(), |l| {
+            let (file, line, _, _) = prog.source_line(l);
+            format!("{}:{line} ", file.rsplit('/').next().unwrap_or(file))
+        });
+        let func = if s.func.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", s.func)
+        };
+        let mark = if k == last { ">>" } else { "" };
+        let text = format!("{mark}{place}{func}{}", s.what);
+        let lines = chunks(&text, col);
+        for (j, l) in lines.iter().enumerate() {
+            let num = if j == 0 {
+                format!("{:>3} ", k + 1)
+            } else {
+                " ".repeat(GUTTER)
+            };
+            let pad = (col + 1) * s.tid as usize;
+            out += &format!("{num}{}{l}\n", " ".repeat(pad));
+        }
+    }
+    out.push('\n');
+    wrap("Violation:", &mut out);
+    for v in &t.violations {
+        wrap(&format!("  {v}"), &mut out);
+    }
+    out.push('\n');
+    wrap("World at the failure:", &mut out);
+    for l in t.world_after.lines() {
+        wrap(&format!("  {l}"), &mut out);
+    }
+    out
+}

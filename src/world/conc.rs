@@ -1,0 +1,335 @@
+//! Ghost state for the concurrent checks: what an rmap walk in progress must find, the bounds a
+//! per-VMA read-lock holder locked, and the lock classes a thread holds (for the lock-order
+//! graph). None of it changes what a model computes; the interleaving explorer reads it after
+//! every step, and the canonical form of a world drops it (the sequential search never sees it).
+//!
+//! "Maps pgoff p" (the concurrent `walker-complete` oracle): a VMA that is in its mm's VMA list,
+//! neither detached, freed nor zapped (`unmap_vmas`), covers p with its current vm_pgoff and
+//! size, and has been reachable by the rmap before (file: inserted in its file's tree at least
+//! once; anon: one of its AVCs on the walked anon_vma inserted at least once). The last condition
+//! stands for "a page can have been faulted in through it": a fault needs the VMA visible to
+//! faults, which mmap allows only after linking it, under the mmap write lock.
+//!
+//! A walk must find every VMA that maps its pgoff at every state from its begin to its end;
+//! a missed VMA is excused when the walk reached the same page (same mm and address) through
+//! another VMA, as after the early link of the other half of a split. Reaching a freed or
+//! detached VMA, or one that does not map the pgoff, is a violation at once.
+
+use super::World;
+use crate::exec::host::ThreadId;
+use std::collections::BTreeSet;
+
+/// What a walk iterates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WalkTarget {
+    /// The file tree of a mapping (`address_space` id).
+    File(u32),
+    /// The tree of an anon_vma.
+    Anon(u32),
+}
+
+/// One rmap walk in progress (from `rmap_walk_*_begin` to `rmap_walk_end`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WalkRecord {
+    pub tid: ThreadId,
+    pub target: WalkTarget,
+    pub pgoff: u64,
+    /// VMAs that have mapped `pgoff` at every state since the walk began.
+    pub required: BTreeSet<u32>,
+    /// (mm, address) of the page through each required VMA when the walk began.
+    pub required_at: Vec<(u32, (u32, u64))>,
+    /// VMAs the walk reported.
+    pub found: BTreeSet<u32>,
+    /// (mm, address) of the page through each VMA reported, when it was reported.
+    pub found_at: BTreeSet<(u32, u64)>,
+    /// The walk has ended (the record stays, as the walker's outcome).
+    pub done: bool,
+}
+
+/// A per-VMA read lock held (from a successful `vma_start_read` to `vma_end_read`), with the
+/// VMA's (vm_start, vm_end, vm_pgoff) when it was taken.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReadSection {
+    pub tid: ThreadId,
+    pub vma: u32,
+    pub bounds: (u64, u64, u64),
+}
+
+/// Lock classes of the lock-order graph, in the order documented at the top of mm/rmap.c
+/// (restated): mmap_lock, then the per-VMA lock (not in that comment: taken under the mmap
+/// lock by writers, instead of it by readers), then i_mmap_rwsem, then the anon_vma root rwsem,
+/// then the i_pages lock that `flush_dcache_mmap_lock()` takes on arm/parisc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LockClass {
+    MmapLock,
+    VmaLock,
+    IMmapRwsem,
+    AnonVmaRwsem,
+    FlushDcache,
+}
+
+impl LockClass {
+    pub const ALL: [LockClass; 5] = [
+        LockClass::MmapLock,
+        LockClass::VmaLock,
+        LockClass::IMmapRwsem,
+        LockClass::AnonVmaRwsem,
+        LockClass::FlushDcache,
+    ];
+
+    /// Position in the documented order (outermost first).
+    pub fn rank(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LockClass::MmapLock => "mmap_lock",
+            LockClass::VmaLock => "vma_lock",
+            LockClass::IMmapRwsem => "i_mmap_rwsem",
+            LockClass::AnonVmaRwsem => "anon_vma_rwsem",
+            LockClass::FlushDcache => "flush_dcache(i_pages)",
+        }
+    }
+}
+
+impl World {
+    fn in_mm_list(&self, v: u32) -> bool {
+        self.vmas[v as usize]
+            .vm_mm
+            .and_then(|m| self.mms.get(m as usize))
+            .is_some_and(|mm| mm.vmas.values().any(|&(_, x)| x == v))
+    }
+
+    fn vma_covers(&self, v: u32, p: u64) -> bool {
+        let x = &self.vmas[v as usize];
+        x.vm_start < x.vm_end && x.start_pgoff() <= p && p <= x.last_pgoff()
+    }
+
+    /// The VMAs that map `pgoff` of `target` now (see the module documentation).
+    pub fn mapping_vmas(&self, target: WalkTarget, pgoff: u64) -> BTreeSet<u32> {
+        (0..self.vmas.len() as u32)
+            .filter(|&v| {
+                let x = &self.vmas[v as usize];
+                if x.freed || x.detached || x.zapped || !self.in_mm_list(v) {
+                    return false;
+                }
+                if !self.vma_covers(v, pgoff) {
+                    return false;
+                }
+                match target {
+                    WalkTarget::File(m) => x.file_linked && self.vma_mapping(v) == Some(m),
+                    WalkTarget::Anon(a) => x.anon_vma_chain.iter().any(|&c| {
+                        let c = &self.avcs[c as usize];
+                        !c.freed && c.linked && c.anon_vma == Some(a)
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// Set the "linked" ghost flags from what the trees hold now; called when a concurrent
+    /// exploration starts from a world whose history is unknown (a scenario or a canonical
+    /// state). Walk and section records are cleared.
+    pub fn init_ghosts(&mut self) {
+        for v in 0..self.vmas.len() {
+            let linked = self.mappings.iter().any(|m| m.i_mmap.contains(v as u32));
+            self.vmas[v].file_linked |= linked;
+        }
+        for c in 0..self.avcs.len() {
+            let linked = self
+                .anon_vmas
+                .iter()
+                .any(|a| !a.freed && a.rb_root.contains(c as u32));
+            self.avcs[c].linked |= linked;
+        }
+        self.walks.clear();
+        self.sections.clear();
+    }
+
+    /// After every step of a concurrent run: narrow each walk's required set to what maps its
+    /// pgoff now, and check that every per-VMA read-lock holder's VMA kept its bounds.
+    pub fn observe(&mut self) {
+        for i in 0..self.walks.len() {
+            if self.walks[i].done {
+                continue;
+            }
+            let (t, p) = (self.walks[i].target, self.walks[i].pgoff);
+            let now = self.mapping_vmas(t, p);
+            self.walks[i].required.retain(|v| now.contains(v));
+        }
+        let mut bad = Vec::new();
+        for s in &self.sections {
+            let x = &self.vmas[s.vma as usize];
+            let now = (x.vm_start, x.vm_end, x.vm_pgoff);
+            if now != s.bounds {
+                bad.push(format!(
+                    "thread {} holds the per-VMA read lock of vma#{} taken at [{}, {}) pgoff {}, \
+                     but it is now [{}, {}) pgoff {}",
+                    s.tid, s.vma, s.bounds.0, s.bounds.1, s.bounds.2, now.0, now.1, now.2
+                ));
+            }
+        }
+        for m in bad {
+            self.violate("vma-lock-stable", m);
+        }
+    }
+
+    pub(crate) fn walk_begin(&mut self, t: ThreadId, target: WalkTarget, pgoff: u64) {
+        self.walks.retain(|w| w.tid != t);
+        let required = self.mapping_vmas(target, pgoff);
+        let required_at = required
+            .iter()
+            .filter_map(|&v| Some((v, self.page_address(v, pgoff)?)))
+            .collect();
+        self.walks.push(WalkRecord {
+            tid: t,
+            target,
+            pgoff,
+            required,
+            required_at,
+            found: BTreeSet::new(),
+            found_at: BTreeSet::new(),
+            done: false,
+        });
+    }
+
+    pub(crate) fn walk_found(&mut self, t: ThreadId, v: u32) -> Result<(), String> {
+        let Some(i) = self.walks.iter().position(|w| w.tid == t && !w.done) else {
+            return Err("rmap_walk_found outside a walk".into());
+        };
+        let p = self.walks[i].pgoff;
+        let x = &self.vmas[v as usize];
+        let what = if x.freed {
+            Some("freed")
+        } else if x.detached {
+            Some("detached")
+        } else if !self.vma_covers(v, p) {
+            Some("not mapping it")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            self.violate(
+                "walker-complete",
+                format!("walk for pgoff {p} by thread {t} found vma#{v}, which is {what}"),
+            );
+        }
+        self.walks[i].found.insert(v);
+        if let Some(at) = self.page_address(v, p) {
+            self.walks[i].found_at.insert(at);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn walk_end(&mut self, t: ThreadId) -> Result<(), String> {
+        let Some(i) = self.walks.iter().position(|w| w.tid == t && !w.done) else {
+            return Err("rmap_walk_end outside a walk".into());
+        };
+        self.walks[i].done = true;
+        let w = self.walks[i].clone();
+        // a VMA counts as found when the walk reached its page at the same (mm, address)
+        // through another VMA (the other half of a split, linked before this one moved)
+        let missed: Vec<String> = w
+            .required
+            .iter()
+            .filter(|&&v| !w.found.contains(&v))
+            .filter(|&&v| {
+                !w.required_at
+                    .iter()
+                    .any(|(x, at)| *x == v && w.found_at.contains(at))
+            })
+            .map(|v| format!("vma#{v}"))
+            .collect();
+        if !missed.is_empty() {
+            let what = match w.target {
+                WalkTarget::File(m) => format!("file walk of mapping#{m}"),
+                WalkTarget::Anon(a) => format!("anon walk of anon_vma#{a}"),
+            };
+            self.violate(
+                "walker-complete",
+                format!(
+                    "{what} at pgoff {} (thread {t}) missed {}, which mapped it throughout the walk",
+                    w.pgoff,
+                    missed.join(", ")
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// (mm, address) at which `v` maps `pgoff` now, if it does.
+    fn page_address(&self, v: u32, pgoff: u64) -> Option<(u32, u64)> {
+        let x = &self.vmas[v as usize];
+        let mm = x.vm_mm?;
+        self.vma_covers(v, pgoff)
+            .then(|| (mm, x.vm_start + (pgoff - x.vm_pgoff)))
+    }
+
+    pub(crate) fn section_begin(&mut self, t: ThreadId, v: u32) {
+        let x = &self.vmas[v as usize];
+        let bounds = (x.vm_start, x.vm_end, x.vm_pgoff);
+        self.sections.push(ReadSection {
+            tid: t,
+            vma: v,
+            bounds,
+        });
+    }
+
+    pub(crate) fn section_end(&mut self, t: ThreadId, v: u32) {
+        if let Some(i) = self.sections.iter().position(|s| s.tid == t && s.vma == v) {
+            self.sections.remove(i);
+        }
+    }
+
+    /// The lock classes thread `t` holds now.
+    pub fn held_classes(&self, t: ThreadId) -> BTreeSet<LockClass> {
+        let mut out = BTreeSet::new();
+        if self
+            .mms
+            .iter()
+            .any(|m| m.mmap_lock.held_read_by(t) || m.mmap_lock.held_write_by(t))
+        {
+            out.insert(LockClass::MmapLock);
+        }
+        let vma_held = self.vmas.iter().any(|v| {
+            v.vm_lock_readers & (1 << t) != 0
+                || v.vm_mm.is_some_and(|m| {
+                    let mm = &self.mms[m as usize];
+                    v.vm_lock_seq == Some(mm.mm_lock_seq) && mm.mmap_lock.held_write_by(t)
+                })
+        });
+        if vma_held {
+            out.insert(LockClass::VmaLock);
+        }
+        for m in &self.mappings {
+            if m.i_mmap_rwsem.held_read_by(t) || m.i_mmap_rwsem.held_write_by(t) {
+                out.insert(LockClass::IMmapRwsem);
+            }
+            if m.flush_dcache.held_by(t) {
+                out.insert(LockClass::FlushDcache);
+            }
+        }
+        if self
+            .anon_vmas
+            .iter()
+            .any(|a| a.rwsem.held_read_by(t) || a.rwsem.held_write_by(t))
+        {
+            out.insert(LockClass::AnonVmaRwsem);
+        }
+        out
+    }
+
+    /// Record that `t`, holding `held` (its classes before the acquire), acquired a lock of
+    /// class `c`.
+    pub(crate) fn note_acquire(&mut self, held: BTreeSet<LockClass>, c: LockClass) {
+        for h in held {
+            self.scratch.lock_edges.push((h, c));
+        }
+    }
+
+    /// Take the lock-order edges recorded since the last call.
+    pub fn take_lock_edges(&mut self) -> Vec<(LockClass, LockClass)> {
+        std::mem::take(&mut self.scratch.lock_edges)
+    }
+}
