@@ -20,6 +20,8 @@ struct Cli {
 enum Format {
     Text,
     Json,
+    /// The rmap trees at the failure, as Graphviz DOT.
+    Dot,
 }
 
 #[derive(Subcommand)]
@@ -85,6 +87,9 @@ enum Cmd {
         /// Run it on this model instead of the one it was found on.
         #[arg(long)]
         model: Option<PathBuf>,
+        /// Drop calls and files that the failure does not need before printing.
+        #[arg(long)]
+        minimise: bool,
     },
     /// Run a scenario's calls on a model and print the world after each call.
     Run {
@@ -239,7 +244,11 @@ fn main() {
                 scope,
                 mode,
                 max_depth,
-                json: matches!(format, Format::Json),
+                format: match format {
+                    Format::Text => rmapcheck::cmd::check::TraceFormat::Text,
+                    Format::Json => rmapcheck::cmd::check::TraceFormat::Json,
+                    Format::Dot => rmapcheck::cmd::check::TraceFormat::Dot,
+                },
                 trace_dir,
                 progress: !quiet,
             },
@@ -277,9 +286,14 @@ fn main() {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
-        Cmd::Replay { file, model } => rmapcheck::cmd::replay::replay(
+        Cmd::Replay {
+            file,
+            model,
+            minimise,
+        } => rmapcheck::cmd::replay::replay(
             &file,
             model,
+            minimise,
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),

@@ -9,6 +9,18 @@ use crate::trace::text;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+/// How counterexamples are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// Plain text for a patch review (80 columns, ASCII).
+    #[default]
+    Text,
+    /// JSON that `rmapcheck replay` re-runs.
+    Json,
+    /// The rmap trees at the failure as Graphviz DOT.
+    Dot,
+}
+
 /// Options of `rmapcheck check`.
 #[derive(Clone, Debug, Default)]
 pub struct CheckArgs {
@@ -16,7 +28,7 @@ pub struct CheckArgs {
     pub scope: Option<String>,
     pub mode: Option<Mode>,
     pub max_depth: Option<u32>,
-    pub json: bool,
+    pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
     /// Show progress (a bar on a terminal, plain lines otherwise).
@@ -124,10 +136,16 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(out, "{}", verdict_line(m, &outcome, &stats));
         match &outcome {
             Outcome::Counterexample(t) => {
-                if a.json {
-                    let _ = writeln!(out, "{}", t.to_json());
-                } else {
-                    let _ = writeln!(out, "\n{}", text::render(t, &prog));
+                match a.format {
+                    TraceFormat::Json => {
+                        let _ = writeln!(out, "{}", t.to_json());
+                    }
+                    TraceFormat::Dot => {
+                        let _ = write!(out, "{}", t.dot);
+                    }
+                    TraceFormat::Text => {
+                        let _ = writeln!(out, "\n{}", text::render(t, &prog));
+                    }
                 }
                 if let Some(dir) = &a.trace_dir {
                     let stem = m.file_stem().and_then(|s| s.to_str()).unwrap_or("model");

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub fn replay(
     file: &Path,
     model: Option<PathBuf>,
+    minimise: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
@@ -44,12 +45,20 @@ pub fn replay(
     }
     match replay_trace(&prog, &t) {
         Ok(r) if r.reproduced => {
+            let (initial, calls) = if minimise {
+                crate::trace::minimise::minimise(&prog, &t.initial, &t.calls, t.invariant())
+            } else {
+                (t.initial.clone(), t.calls.clone())
+            };
+            if calls.len() < t.calls.len() {
+                let _ = writeln!(out, "minimised: {} calls -> {}", t.calls.len(), calls.len());
+            }
             let fresh = Trace::replay_build(
                 &prog,
                 &model_path.display().to_string(),
                 &t.scope,
-                &t.initial,
-                &t.calls,
+                &initial,
+                &calls,
             );
             let _ = writeln!(out, "reproduced: {} at call {}", r.invariant, t.calls.len());
             let _ = write!(out, "\n{}", text::render(&fresh, &prog));
