@@ -171,6 +171,11 @@ fn add(a: &mut CriticalWork, b: &CriticalWork) {
     a.anon_ops += b.anon_ops;
 }
 
+/// The first difference between two observations, in words; `None` when they are equal.
+pub fn diff(a: &Observation, b: &Observation) -> Option<String> {
+    (a != b).then(|| describe_difference(a, b))
+}
+
 fn describe_difference(a: &Observation, b: &Observation) -> String {
     if a.layout != b.layout {
         return format!(

@@ -128,18 +128,7 @@ impl Obligation {
 impl ProofFile {
     /// Parse a proof file; errors read `line:col: message`.
     pub fn parse(text: &str) -> Result<ProofFile, String> {
-        let p: ProofFile = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            match e.span() {
-                Some(sp) => {
-                    let before = &text[..sp.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                    format!("{line}:{col}: {msg}")
-                }
-                None => format!("1:1: {msg}"),
-            }
-        })?;
+        let p: ProofFile = crate::toml_diag::parse(text)?;
         for o in &p.obligation {
             o.expected().map_err(|e| format!("1:1: {e}"))?;
         }

@@ -148,18 +148,7 @@ impl Scope {
 
     /// Parse and validate a scope; errors read `line:col: message`.
     pub fn parse(text: &str) -> Result<Scope, String> {
-        let s: Scope = toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            match e.span() {
-                Some(sp) => {
-                    let before = &text[..sp.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                    format!("{line}:{col}: {msg}")
-                }
-                None => format!("1:1: {msg}"),
-            }
-        })?;
+        let s: Scope = crate::toml_diag::parse(text)?;
         s.validate().map_err(|e| format!("1:1: {e}"))?;
         Ok(s)
     }

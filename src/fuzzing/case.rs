@@ -5,14 +5,10 @@
 
 use super::concretise::{check_preconditions, concretise, Mode};
 use super::input::Decoded;
-use crate::check::membership::vma_live;
 use crate::check::Violation;
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::lang::Program;
-use crate::tree::{interval, TreeObs};
 use crate::world::scenario::{Call, Scenario};
-use crate::world::{FileKeys, World};
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// A call that failed, with what `apply` reported.
@@ -126,123 +122,9 @@ pub fn to_scenario(d: &Decoded, calls: &[Call]) -> Scenario {
     s
 }
 
-/// One VMA as the equivalence check sees it: (start, end, pgoff, file, vm_flags, has anon_vma).
-pub type VmaView = (u64, u64, u64, Option<u32>, i64, bool);
-
-/// What must be the same in two models' worlds after each call: each mm's VMA layout and the
-/// answers of rmap walks.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Observation {
-    /// Per mm, its VMAs in address order: (start, end, pgoff, file, vm_flags, has anon_vma).
-    pub layouts: Vec<Vec<VmaView>>,
-    /// Per mapping, per pgoff below the bound, the (mm, start) of each VMA a file rmap walk
-    /// finds. Anonymous VMAs with a file (private /dev/zero) are left out: whether they sit in
-    /// the file tree is exactly what a patch may change, and no file walk needs them.
-    pub file_walks: Vec<Vec<BTreeSet<(u32, u64)>>>,
-    /// Per anon_vma, per pgoff below the bound, the (mm, start) of each VMA an anon walk finds.
-    pub anon_walks: Vec<Vec<BTreeSet<(u32, u64)>>>,
-}
-
-/// Observe a world for the equivalence check.
-pub fn observe(w: &World) -> Observation {
-    let layouts = (0..w.mms.len() as u32)
-        .map(|m| {
-            w.mm_vmas(m)
-                .into_iter()
-                .map(|v| {
-                    let x = &w.vmas[v as usize];
-                    let f = x.vm_file;
-                    let av = x.anon_vma.is_some();
-                    (x.vm_start, x.vm_end, x.vm_pgoff, f, x.vm_flags, av)
-                })
-                .collect()
-        })
-        .collect();
-    let bound = (0..w.vmas.len() as u32)
-        .filter(|&v| vma_live(w, v))
-        .map(|v| w.vmas[v as usize].last_pgoff() + 1)
-        .max()
-        .unwrap_or(0);
-    let who = |v: u32| {
-        let x = &w.vmas[v as usize];
-        (x.vm_mm.unwrap_or(u32::MAX), x.vm_start)
-    };
-    let fk = FileKeys { vmas: &w.vmas };
-    let file_walks = w
-        .mappings
-        .iter()
-        .map(|a| {
-            (0..bound)
-                .map(|p| {
-                    interval::query(&a.i_mmap, &fk, p, p, &mut TreeObs::default())
-                        .into_iter()
-                        .filter(|&v| !w.vmas[v as usize].is_anonymous())
-                        .map(who)
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    let ak = crate::world::AnonKeys {
-        vmas: &w.vmas,
-        avcs: &w.avcs,
-    };
-    let anon_walks = w
-        .anon_vmas
-        .iter()
-        .map(|av| {
-            (0..bound)
-                .map(|p| {
-                    interval::query(&av.rb_root, &ak, p, p, &mut TreeObs::default())
-                        .into_iter()
-                        .filter_map(|c| w.avcs[c as usize].vma)
-                        .map(who)
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    Observation {
-        layouts,
-        file_walks,
-        anon_walks,
-    }
-}
-
-/// First difference between two observations, in words.
-pub fn diff(a: &Observation, b: &Observation) -> Option<String> {
-    if a.layouts != b.layouts {
-        for (m, (x, y)) in a.layouts.iter().zip(&b.layouts).enumerate() {
-            if x != y {
-                return Some(format!("mm#{m} layout: {x:?} versus {y:?}"));
-            }
-        }
-        return Some(format!(
-            "{} versus {} mms",
-            a.layouts.len(),
-            b.layouts.len()
-        ));
-    }
-    let walks = [
-        ("mapping", &a.file_walks, &b.file_walks),
-        ("anon_vma", &a.anon_walks, &b.anon_walks),
-    ];
-    for (what, x, y) in walks {
-        if x.len() != y.len() {
-            return Some(format!("{} versus {} {what}s", x.len(), y.len()));
-        }
-        for (i, (px, py)) in x.iter().zip(y).enumerate() {
-            for (p, (sx, sy)) in px.iter().zip(py).enumerate() {
-                if sx != sy {
-                    return Some(format!(
-                        "walk of {what}#{i} at pgoff {p}: (mm, start) {sx:?} versus {sy:?}"
-                    ));
-                }
-            }
-        }
-    }
-    None
-}
+/// The equivalence check uses the reviewer's comparison of `rmapcheck compare`: the same VMA
+/// layout and the same rmap walker answers.
+pub use crate::explore::compare::{diff, observe, Observation};
 
 /// Result of a differential run.
 #[derive(Clone, Debug)]

@@ -90,18 +90,7 @@ fn yes() -> bool {
 impl Scenario {
     /// Parse a scenario; errors read `line:col: message`.
     pub fn parse(text: &str) -> Result<Scenario, String> {
-        toml::from_str(text).map_err(|e| {
-            let msg = e.message().to_string();
-            match e.span() {
-                Some(sp) => {
-                    let before = &text[..sp.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                    format!("{line}:{col}: {msg}")
-                }
-                None => msg,
-            }
-        })
+        crate::toml_diag::parse(text)
     }
 
     /// Build the initial world: VMAs stored in their mm and linked into the file tree of their

@@ -1,0 +1,114 @@
+//! Bad input gets a clear error with file:line:col and exit status 2, never a panic: a scope
+//! file, an unknown scope or invariant, a proof file, a scenario, a model with an error.
+
+use rmapcheck::cmd::check::{check, CheckArgs};
+use rmapcheck::cmd::prove::prove;
+use rmapcheck::cmd::run::run;
+use std::path::PathBuf;
+
+fn tmp(name: &str, text: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rmapcheck-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn check_err(a: CheckArgs) -> String {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(check(&a, &mut out, &mut err), 2);
+    String::from_utf8(err).unwrap()
+}
+
+#[test]
+fn bad_scope_file_names_line_and_column() {
+    let p = tmp("scope.toml", "max_depth = 3\npages = \"four\"\n");
+    let e = check_err(CheckArgs {
+        models: vec!["models/v7.3-rc4/baseline.rmap".into()],
+        scope: Some(p.display().to_string()),
+        ..Default::default()
+    });
+    assert!(e.contains("scope.toml:2:9:"), "{e}");
+    let p = tmp("scope2.toml", "max_depth = 3\nbogus = 1\n");
+    let e = check_err(CheckArgs {
+        scope: Some(p.display().to_string()),
+        ..Default::default()
+    });
+    assert!(e.contains("scope2.toml:2:1:") && e.contains("bogus"), "{e}");
+}
+
+#[test]
+fn unknown_scope_and_invariant_are_named() {
+    let e = check_err(CheckArgs {
+        scope: Some("no-such-scope".into()),
+        ..Default::default()
+    });
+    assert!(
+        e.contains("no-such-scope") && e.contains("tiny, default"),
+        "{e}"
+    );
+    let p = tmp("scope3.toml", "invariants = [\"tree-ordr\"]\n");
+    let e = check_err(CheckArgs {
+        scope: Some(p.display().to_string()),
+        ..Default::default()
+    });
+    assert!(e.contains("unknown invariant \"tree-ordr\""), "{e}");
+    let e = check_err(CheckArgs {
+        scope: Some("tiny".into()),
+        max_depth: Some(1000),
+        ..Default::default()
+    });
+    assert!(e.contains("max_depth"), "{e}");
+}
+
+#[test]
+fn model_errors_are_file_line_col_with_a_caret() {
+    let p = tmp(
+        "broken.rmap",
+        "#include \"/work/none.rmap\"\nint f(void) { return g(1); }\n",
+    );
+    let e = check_err(CheckArgs {
+        models: vec![p.clone()],
+        scope: Some("tiny".into()),
+        ..Default::default()
+    });
+    assert!(e.contains("broken.rmap:1:"), "{e}");
+    let p = tmp("broken2.rmap", "int f(void) {\n  return g(1);\n}\n");
+    let e = check_err(CheckArgs {
+        models: vec![p],
+        scope: Some("tiny".into()),
+        ..Default::default()
+    });
+    assert!(e.contains("broken2.rmap:2:10:") && e.contains('^'), "{e}");
+}
+
+#[test]
+fn bad_proof_file_and_scenario() {
+    let p = tmp(
+        "proof.toml",
+        "model = \"x.rmap\"\n[[obligation]]\nmode = \"sideways\"\n",
+    );
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(prove(&[p], false, &mut out, &mut err), 2);
+    let e = String::from_utf8(err).unwrap();
+    assert!(e.contains("proof.toml:3:8:"), "{e}");
+    let p = tmp(
+        "proof2.toml",
+        "model = \"x.rmap\"\n[[obligation]]\nmode = \"callers\"\n",
+    );
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(prove(&[p], false, &mut out, &mut err), 2);
+    assert!(String::from_utf8(err)
+        .unwrap()
+        .contains("expect = \"holds\""));
+
+    let s = tmp("scn.toml", "calls = [\"sys_munmap(mm#0, 1\"]\n[[mm]]\n");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let model = PathBuf::from("models/v7.3-rc4/baseline.rmap");
+    assert_eq!(run(&model, &s, &mut out, &mut err), 2);
+    assert!(String::from_utf8(err).unwrap().contains("missing ')'"));
+    let s = tmp("scn2.toml", "[[mm]]\n[[mm.vma]]\nstart = 4\nend = 2\n");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(run(&model, &s, &mut out, &mut err), 2);
+    assert!(String::from_utf8(err).unwrap().contains("empty range"));
+}
