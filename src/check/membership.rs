@@ -11,7 +11,9 @@ use crate::world::World;
 
 /// Whether a VMA is live: not freed, not detached, and listed in its mm.
 pub fn vma_live(w: &World, v: u32) -> bool {
-    let vma = &w.vmas[v as usize];
+    let Some(vma) = w.vmas.get(v as usize) else {
+        return false;
+    };
     !vma.freed
         && !vma.detached
         && vma.vm_mm.is_some_and(|m| {

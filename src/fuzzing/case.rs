@@ -9,7 +9,7 @@ use crate::check::Violation;
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::lang::Program;
 use crate::world::scenario::{Call, Scenario};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A call that failed, with what `apply` reported.
 #[derive(Clone, Debug)]
@@ -55,8 +55,8 @@ fn setup_failure(msg: String) -> CaseFailure {
     }
 }
 
-fn mode(d: &Decoded) -> Mode {
-    if d.contract {
+fn mode(d: &Decoded, model: &Path) -> Mode {
+    if d.contract && super::contract_allowed(model) {
         Mode::Contract
     } else {
         Mode::Callers
@@ -85,10 +85,11 @@ pub fn run_case_with(models: &[(PathBuf, Program)], d: &Decoded, opts: CheckOpts
         calls: vec![],
         failure: None,
     };
-    let Some((_, prog)) = models.get(model) else {
+    let Some((path, prog)) = models.get(model) else {
         out.failure = Some(setup_failure("no models loaded".into()));
         return out;
     };
+    let mode = mode(d, path);
     let mut w = match d.scenario.build() {
         Ok(w) => w,
         Err(e) => {
@@ -97,7 +98,7 @@ pub fn run_case_with(models: &[(PathBuf, Program)], d: &Decoded, opts: CheckOpts
         }
     };
     for op in &d.ops {
-        let Some(call) = concretise(op, &w, mode(d)) else {
+        let Some(call) = concretise(op, &w, mode) else {
             continue;
         };
         let r = apply(prog, &mut w, &call, opts);

@@ -66,10 +66,11 @@ pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// Models (paths as written in the proof files) that `proofs/*.toml` beside `root` expects to
-/// violate an invariant in callers mode: known findings, which the fuzzers skip so that a
-/// campaign looks for new ones. Empty when there is no such folder.
-pub fn known_findings(root: &Path) -> Vec<PathBuf> {
+/// Models (joined to the repository root) that `proofs/*.toml` beside `root` expects to violate
+/// an invariant, with the mode of the obligation: known findings, which the fuzzers leave out
+/// (a callers-mode finding: the whole model; a contract-mode one: its contract operations) so
+/// that a campaign looks for new ones. Empty when there is no such folder.
+pub fn known_findings(root: &Path) -> Vec<(PathBuf, crate::explore::scope::Mode)> {
     let Some(repo) = root.parent() else {
         return Vec::new();
     };
@@ -84,15 +85,30 @@ pub fn known_findings(root: &Path) -> Vec<PathBuf> {
         let Ok(p) = crate::explore::proof::ProofFile::parse(&text) else {
             continue;
         };
-        let finding = p
-            .obligation
-            .iter()
-            .any(|o| o.mode == crate::explore::scope::Mode::Callers && o.violates.is_some());
-        if finding {
-            out.push(repo.join(&p.model));
+        for o in &p.obligation {
+            if o.violates.is_some() && o.interleave.is_none() {
+                out.push((repo.join(&p.model), o.mode));
+            }
         }
     }
     out
+}
+
+/// Models whose contract-mode finding is known: cases on them run in callers mode only.
+fn callers_only() -> &'static std::sync::Mutex<std::collections::HashSet<PathBuf>> {
+    static SET: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(Default::default)
+}
+
+/// Whether contract-mode operations may run on `model` (false for a known contract finding
+/// recorded by [`load_models`]).
+pub fn contract_allowed(model: &Path) -> bool {
+    let p = model.canonicalize().unwrap_or_else(|_| model.to_path_buf());
+    !callers_only()
+        .lock()
+        .expect("callers-only set")
+        .contains(&p)
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -110,8 +126,15 @@ pub fn load_models(root: &Path) -> Result<Vec<(PathBuf, Program)>, String> {
     let mut out = Vec::new();
     let known = known_findings(root);
     for p in model_files(root)? {
-        if known.iter().any(|k| same_file(k, &p)) {
+        let finding = |mode| known.iter().any(|(k, m)| *m == mode && same_file(k, &p));
+        if finding(crate::explore::scope::Mode::Callers) {
             continue;
+        }
+        if finding(crate::explore::scope::Mode::Contract) {
+            callers_only()
+                .lock()
+                .expect("callers-only set")
+                .insert(p.canonicalize().unwrap_or_else(|_| p.clone()));
         }
         let prog = crate::cmd::load_model(&p)?;
         if prog.function(ENTRY_MARKER).is_some() {

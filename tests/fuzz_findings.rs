@@ -1,0 +1,21 @@
+//! Regression scenarios from fuzz findings (`rmapcheck fuzz-decode` / `replay-crash` output
+//! kept under tests/scenarios/), run with `rmapcheck run` semantics on each model.
+
+use rmapcheck::cmd::run::run;
+use std::path::Path;
+
+fn rc(model: &str, scenario: &str) -> (i32, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let rc = run(Path::new(model), Path::new(scenario), &mut out, &mut err);
+    (rc, String::from_utf8_lossy(&out).to_string())
+}
+
+#[test]
+fn inplace_patch_adjust_middle_leaves_a_stale_subtree_last() {
+    let s = "tests/scenarios/fuzz-inplace-adjust-middle-augment.toml";
+    let (code, out) = rc("models/patches/inplace-pgoff-unchanged.rmap", s);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("augment: file tree of mapping#0"), "{out}");
+    assert_eq!(rc("models/v7.3-rc4/baseline.rmap", s).0, 0);
+    assert_eq!(rc("models/patches/split-skip-reinsert.rmap", s).0, 0);
+}
