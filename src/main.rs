@@ -84,7 +84,8 @@ enum Cmd {
     Replay {
         /// The trace file written by `check --trace-dir` or `--format json`.
         file: PathBuf,
-        /// Run it on this model instead of the one it was found on.
+        /// Run it on this model instead of the one it was found on (for a fuzzer input: the
+        /// models directory to decode against).
         #[arg(long)]
         model: Option<PathBuf>,
         /// Drop calls and files that the failure does not need before printing.

@@ -147,6 +147,24 @@ fn replay_crash_minimises_and_locates_a_mutant_failure() {
     let (rc, out, _) = run(fuzz_decode, &crash, &models);
     assert_eq!(rc, 0);
     assert!(out.contains("# call 3 fails: "), "{out}");
+    // `rmapcheck replay CRASH` prints the exhaustive checker's text trace of the minimised case
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let rc = rmapcheck::cmd::replay::replay(&crash, Some(models.clone()), false, &mut o, &mut e);
+    let trace = String::from_utf8_lossy(&o).to_string();
+    assert_eq!(rc, 1, "{trace}{}", String::from_utf8_lossy(&e));
+    assert!(trace.starts_with("rmapcheck counterexample: "), "{trace}");
+    assert!(
+        trace.contains("violates\n    membership") || trace.contains("violates membership"),
+        "{trace}"
+    );
+    assert!(
+        trace.contains("1. sys_munmap(mm#0, 3, 5)   <-- fails"),
+        "{trace}"
+    );
+    assert!(
+        trace.lines().all(|l| l.len() <= 80 && l.is_ascii()),
+        "{trace}"
+    );
     // bad input is an error, not a panic
     let (rc, _, err) = run(replay_crash, &d.join("missing"), &models);
     assert_eq!(rc, 2);

@@ -170,3 +170,63 @@ pub fn replay_crash(
     }
     1
 }
+
+/// `rmapcheck replay CRASH_FILE` for a fuzzer input: decode, re-run, minimise, and print the
+/// same text trace as the exhaustive checker. Returns 1 when the failure reproduces, 0 when the
+/// case runs clean, 2 on bad input.
+pub fn replay_crash_trace(
+    crash: &Path,
+    models: Option<&Path>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let l = match load(crash, models, err) {
+        Ok(l) => l,
+        Err(c) => return c,
+    };
+    let (path, prog) = &l.models[l.result.model];
+    if l.result.failure.is_none() {
+        let _ = writeln!(
+            out,
+            "{}: no failure: all {} calls run clean",
+            path.display(),
+            l.result.calls.len()
+        );
+        return 0;
+    }
+    let small = fuzzing::minimise(prog, &fuzzing::to_scenario(&l.decoded, &l.result.calls));
+    let calls = match small.parsed_calls() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(err, "{}: {e}", crash.display());
+            return 2;
+        }
+    };
+    let initial = Scenario {
+        calls: Vec::new(),
+        ..small
+    };
+    let scope = crate::explore::scope::Scope {
+        name: "fuzz case".into(),
+        mode: if l.decoded.contract {
+            crate::explore::scope::Mode::Contract
+        } else {
+            crate::explore::scope::Mode::Callers
+        },
+        max_depth: calls.len() as u32,
+        ..Default::default()
+    };
+    let t = crate::trace::Trace::replay_build(
+        prog,
+        &path.display().to_string(),
+        &scope,
+        &initial,
+        &calls,
+    );
+    if t.failure.is_none() {
+        let _ = writeln!(out, "{}: the minimised case runs clean", path.display());
+        return 0;
+    }
+    let _ = write!(out, "{}", crate::trace::text::render(&t, prog));
+    1
+}

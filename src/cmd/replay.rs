@@ -1,5 +1,6 @@
 //! `rmapcheck replay TRACE.json`: re-run a counterexample on its model (or another one, e.g. a
-//! patch's next version) and say whether the same invariant fails at the same step.
+//! patch's next version) and say whether the same invariant fails at the same step. Given a
+//! fuzzer input instead, decode it, minimise it and print the same text trace.
 
 use super::load_model;
 use crate::trace::{model_hash, replay as replay_trace, text, Trace};
@@ -14,12 +15,17 @@ pub fn replay(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let text_in = match std::fs::read_to_string(file) {
-        Ok(t) => t,
+    let bytes = match std::fs::read(file) {
+        Ok(b) => b,
         Err(e) => {
             let _ = writeln!(err, "{}: {e}", file.display());
             return 2;
         }
+    };
+    // a JSON trace starts with `{`; anything else is a fuzzer input (a crash file)
+    let text_in = match std::str::from_utf8(&bytes) {
+        Ok(t) if t.trim_start().starts_with('{') => t.to_string(),
+        _ => return super::fuzz::replay_crash_trace(file, model.as_deref(), out, err),
     };
     let t = match Trace::from_json(&text_in) {
         Ok(t) => t,

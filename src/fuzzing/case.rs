@@ -90,8 +90,10 @@ pub fn run_case_with(models: &[(PathBuf, Program)], d: &Decoded, opts: CheckOpts
         return out;
     };
     let mode = mode(d, path);
+    // objects are renumbered canonically before and between calls, as in the explorer, traces
+    // and `rmapcheck run`, so the concrete calls replay anywhere
     let mut w = match d.scenario.build() {
-        Ok(w) => w,
+        Ok(w) => w.canonical(),
         Err(e) => {
             out.failure = Some(setup_failure(format!("initial world: {e}")));
             return out;
@@ -112,6 +114,7 @@ pub fn run_case_with(models: &[(PathBuf, Program)], d: &Decoded, opts: CheckOpts
             });
             return out;
         }
+        w = w.canonical();
     }
     out
 }
@@ -148,7 +151,7 @@ pub fn run_equivalence(a: &Program, b: &Program, d: &Decoded) -> EquivResult {
         divergence: None,
     };
     let (mut wa, mut wb) = match (d.scenario.build(), d.scenario.build()) {
-        (Ok(x), Ok(y)) => (x, y),
+        (Ok(x), Ok(y)) => (x.canonical(), y.canonical()),
         (Err(e), _) | (_, Err(e)) => {
             out.failure = Some((0, setup_failure(format!("initial world: {e}"))));
             return out;
@@ -183,6 +186,8 @@ pub fn run_equivalence(a: &Program, b: &Program, d: &Decoded) -> EquivResult {
             out.divergence = Some(why);
             return out;
         }
+        wa = wa.canonical();
+        wb = wb.canonical();
     }
     out
 }
@@ -200,7 +205,7 @@ pub struct Replay {
 /// Replay a scenario's calls on `prog` with every check on and steps recorded, checking each
 /// call's preconditions first.
 pub fn replay(prog: &Program, s: &Scenario) -> Result<Replay, String> {
-    let mut w = s.build()?;
+    let mut w = s.build()?.canonical();
     let calls = s.parsed_calls()?;
     let mut out = Replay {
         ran: 0,
@@ -223,6 +228,7 @@ pub fn replay(prog: &Program, s: &Scenario) -> Result<Replay, String> {
             });
             return Ok(out);
         }
+        w = w.canonical();
     }
     Ok(out)
 }
