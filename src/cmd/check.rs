@@ -165,6 +165,12 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                     status = 1;
                 }
             }
+            Outcome::Interleaving(t) => {
+                let _ = writeln!(out, "\n{}", crate::trace::interleaved::render(t, &prog));
+                if status != 2 {
+                    status = 1;
+                }
+            }
             Outcome::Incomplete { .. } if status == 0 => status = 3,
             _ => {}
         }

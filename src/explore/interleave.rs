@@ -69,6 +69,9 @@ pub struct IStep {
 #[derive(Clone, Debug)]
 pub struct ITrace {
     pub model: String,
+    /// Calls that built the world the threads started on, from the scope's initial world
+    /// (empty when the world came from a scenario).
+    pub prefix: Vec<Call>,
     /// The world the threads started on, rendered.
     pub world_before: String,
     /// Thread `i` runs `calls[i]`; thread 0 is the writer.
@@ -309,6 +312,7 @@ pub fn explore(
         steps.extend(last);
         IOutcome::Violation(Box::new(ITrace {
             model: model.to_string(),
+            prefix: Vec::new(),
             world_before: before.clone(),
             calls: calls.to_vec(),
             steps,

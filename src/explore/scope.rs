@@ -69,9 +69,12 @@ pub struct Scope {
     pub max_states: usize,
     pub max_seconds: f64,
     pub max_memory_mb: usize,
-    /// Walker threads next to the writer in `rmapcheck interleave` (0: the sequential checks
-    /// only; `interleave` then runs one).
+    /// Walker threads run next to each writer call by `check` (0: call sequences only); also
+    /// the default of `rmapcheck interleave`.
     pub walkers: u32,
+    /// With `walkers > 0`: every call made from a state of depth below this also runs against
+    /// every set of `walkers` walkers, in every interleaving.
+    pub walker_depth: u32,
     /// Walker kinds offered (`file`, `anon`, `flush`, `madv`); all when empty.
     pub walker_kinds: Vec<String>,
 }
@@ -96,13 +99,14 @@ impl Default for Scope {
             max_seconds: 600.0,
             max_memory_mb: 8192,
             walkers: 0,
+            walker_depth: 2,
             walker_kinds: Vec::new(),
         }
     }
 }
 
 impl Scope {
-    /// A built-in scope by name: `tiny`, `default`, `contract`, `large`.
+    /// A built-in scope by name: `tiny`, `default`, `contract`, `walkers`, `large`.
     pub fn builtin(name: &str) -> Option<Scope> {
         let d = Scope::default();
         Some(match name {
@@ -120,6 +124,13 @@ impl Scope {
                 name: "contract".into(),
                 mode: Mode::Contract,
                 offsets: true,
+                ..d
+            },
+            "walkers" => Scope {
+                name: "walkers".into(),
+                max_depth: 3,
+                walkers: 1,
+                walker_depth: 2,
                 ..d
             },
             "large" => Scope {
@@ -140,7 +151,7 @@ impl Scope {
             return Ok(s);
         }
         let text = std::fs::read_to_string(spec).map_err(|e| {
-            format!("scope {spec:?}: not a built-in scope (tiny, default, contract, large) and not readable: {e}")
+            format!("scope {spec:?}: not a built-in scope (tiny, default, contract, walkers, large) and not readable: {e}")
         })?;
         let s = Scope::parse(&text).map_err(|e| format!("{spec}:{e}"))?;
         Ok(s)
@@ -207,8 +218,16 @@ impl Scope {
 
     /// One line for reports and traces.
     pub fn summary(&self) -> String {
+        let walkers = if self.walkers > 0 {
+            format!(
+                ", {} walker(s) against calls from depth < {}",
+                self.walkers, self.walker_depth
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "scope {}: mode {}, depth {}, pages {}, files {}{}, max_vmas {}, max_mms {}",
+            "scope {}: mode {}, depth {}, pages {}, files {}{}, max_vmas {}, max_mms {}{walkers}",
             self.name,
             self.mode,
             self.max_depth,

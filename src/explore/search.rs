@@ -3,8 +3,10 @@
 //! time, memory or state bound is reported as incomplete up to the last depth it finished.
 
 use super::alphabet;
+use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
 use super::op::{apply, CheckOpts};
 use super::scope::Scope;
+use super::walkers;
 use crate::check;
 use crate::exec::host::Value;
 use crate::lang::Program;
@@ -131,19 +133,35 @@ pub fn search(
         while !frontier.is_empty() {
             let take = frontier.len().min(BATCH);
             let batch: Vec<(u32, World)> = frontier.drain(..take).collect();
-            for (idx, ex) in expand_batch(scope, prog, opts, &batch) {
+            for (idx, ex) in expand_batch(scope, prog, opts, &batch, depth) {
                 cut |= ex.cut;
                 for (call, succ) in ex.succs {
                     stats.transitions += 1;
-                    let Some((c, fp)) = succ else {
-                        let mut calls = path(&nodes, idx);
-                        calls.push(call);
-                        stats.states = seen.len();
-                        stats.depth = depth + 1;
-                        stats.seconds = t0.elapsed().as_secs_f64();
-                        let trace =
-                            Trace::replay_build(prog, model_name, scope, &initial_scenario, &calls);
-                        return (Outcome::Counterexample(Box::new(trace)), stats);
+                    let (c, fp) = match succ {
+                        Succ::Ok(c, fp) => (c, fp),
+                        Succ::Failed => {
+                            let mut calls = path(&nodes, idx);
+                            calls.push(call);
+                            stats.states = seen.len();
+                            stats.depth = depth + 1;
+                            stats.seconds = t0.elapsed().as_secs_f64();
+                            let trace = Trace::replay_build(
+                                prog,
+                                model_name,
+                                scope,
+                                &initial_scenario,
+                                &calls,
+                            );
+                            return (Outcome::Counterexample(Box::new(trace)), stats);
+                        }
+                        Succ::Interleaving(mut t) => {
+                            t.model = model_name.to_string();
+                            t.prefix = path(&nodes, idx);
+                            stats.states = seen.len();
+                            stats.depth = depth + 1;
+                            stats.seconds = t0.elapsed().as_secs_f64();
+                            return (Outcome::Interleaving(t), stats);
+                        }
                     };
                     if seen.insert(fp) {
                         nodes.push(Node {
@@ -195,15 +213,44 @@ pub fn search(
 /// a sequential search).
 const BATCH: usize = 256;
 
-/// The successors of one state: each call with its canonical successor and fingerprint, or
-/// `None` for the call that failed (the last one listed).
+/// What one call from a state gave.
+enum Succ {
+    /// The canonical successor and its fingerprint.
+    Ok(World, u64),
+    /// The call failed a check on its own.
+    Failed,
+    /// The call failed against concurrent walkers.
+    Interleaving(Box<ITrace>),
+}
+
+/// The successors of one state, in call order; a failing call is the last one listed.
 struct Expansion {
-    succs: Vec<(Call, Option<(World, u64)>)>,
+    succs: Vec<(Call, Succ)>,
     /// The state was not expanded because of the VMA bound.
     cut: bool,
 }
 
-fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World) -> Expansion {
+/// Run `call` from `w` against every set of `scope.walkers` walkers, in every interleaving;
+/// the first violation found.
+fn against_walkers(scope: &Scope, prog: &Program, w: &World, call: &Call) -> Option<Box<ITrace>> {
+    let cands = walkers::walker_calls(prog, w, &scope.walker_kinds);
+    let cfg = InterleaveConfig {
+        invariants: scope.invariant_set(),
+        ..InterleaveConfig::default()
+    };
+    for set in walkers::combinations(&cands, scope.walkers as usize) {
+        let mut calls = vec![call.clone()];
+        calls.extend(set);
+        if let Ok(r) = interleave::explore(prog, "", w, &calls, &cfg) {
+            if let IOutcome::Violation(t) = r.outcome {
+                return Some(t);
+            }
+        }
+    }
+    None
+}
+
+fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World, depth: u32) -> Expansion {
     let too_many = w
         .mms
         .iter()
@@ -215,16 +262,23 @@ fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World) -> Expansio
         };
     }
     let mut succs = Vec::new();
+    let concurrent = scope.walkers > 0 && depth < scope.walker_depth;
     for call in alphabet::calls(scope, prog, w) {
         let mut w2 = w.clone();
         let out = apply(prog, &mut w2, &call, opts);
         if out.failure.is_some() {
-            succs.push((call, None));
+            succs.push((call, Succ::Failed));
             break;
+        }
+        if concurrent {
+            if let Some(t) = against_walkers(scope, prog, w, &call) {
+                succs.push((call, Succ::Interleaving(t)));
+                break;
+            }
         }
         let c = w2.canonical();
         let fp = fingerprint(&c);
-        succs.push((call, Some((c, fp))));
+        succs.push((call, Succ::Ok(c, fp)));
     }
     Expansion { succs, cut: false }
 }
@@ -235,6 +289,7 @@ fn expand_batch(
     prog: &Program,
     opts: CheckOpts,
     batch: &[(u32, World)],
+    depth: u32,
 ) -> Vec<(u32, Expansion)> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -243,7 +298,7 @@ fn expand_batch(
     if threads <= 1 || batch.len() < 2 {
         return batch
             .iter()
-            .map(|(i, w)| (*i, expand(scope, prog, opts, w)))
+            .map(|(i, w)| (*i, expand(scope, prog, opts, w, depth)))
             .collect();
     }
     let chunk = batch.len().div_ceil(threads);
@@ -253,7 +308,7 @@ fn expand_batch(
             .map(|c| {
                 s.spawn(move || {
                     c.iter()
-                        .map(|(i, w)| (*i, expand(scope, prog, opts, w)))
+                        .map(|(i, w)| (*i, expand(scope, prog, opts, w, depth)))
                         .collect::<Vec<_>>()
                 })
             })

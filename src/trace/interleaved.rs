@@ -47,6 +47,16 @@ pub fn render(t: &ITrace, prog: &Program) -> String {
         &mut out,
     );
     out.push('\n');
+    if !t.prefix.is_empty() {
+        wrap(
+            "Calls that built the world (one at a time, from the scope's initial world):",
+            &mut out,
+        );
+        for (i, c) in t.prefix.iter().enumerate() {
+            wrap(&format!("  {}. {c}", i + 1), &mut out);
+        }
+        out.push('\n');
+    }
     for (i, c) in t.calls.iter().enumerate() {
         let role = if i == 0 { "writer" } else { "walker" };
         wrap(&format!("T{i} ({role}): {c}"), &mut out);
