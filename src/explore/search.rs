@@ -213,7 +213,9 @@ pub fn search(
 /// a sequential search).
 const BATCH: usize = 256;
 
-/// What one call from a state gave.
+/// What one call from a state gave. (Short-lived, one per call: the size difference between
+/// the variants does not matter, and boxing the world would cost an allocation per call.)
+#[allow(clippy::large_enum_variant)]
 enum Succ {
     /// The canonical successor and its fingerprint.
     Ok(World, u64),
