@@ -75,7 +75,8 @@ pub fn fuzz_decode(
         l.result.model + 1,
         l.models.len()
     );
-    let mode = if l.decoded.contract {
+    // a model with a known contract-mode finding runs callers-mode cases only
+    let mode = if l.decoded.contract && fuzzing::contract_allowed(model) {
         "contract (contract_* calls included)"
     } else {
         "callers"
@@ -208,7 +209,7 @@ pub fn replay_crash_trace(
     };
     let scope = crate::explore::scope::Scope {
         name: "fuzz case".into(),
-        mode: if l.decoded.contract {
+        mode: if l.decoded.contract && fuzzing::contract_allowed(path) {
             crate::explore::scope::Mode::Contract
         } else {
             crate::explore::scope::Mode::Callers

@@ -14,6 +14,15 @@ use crate::tree::{interval, TreeObs};
 
 type R<T> = Result<T, HostError>;
 
+/// The result of a lock acquisition: done, or blocked (retried later, nothing changed).
+fn acquired(ok: bool) -> R<Value> {
+    if ok {
+        Ok(Value::Void)
+    } else {
+        Err(HostError::Blocked)
+    }
+}
+
 fn fault<T>(msg: impl Into<String>) -> R<T> {
     Err(HostError::Fault(msg.into()))
 }
@@ -359,7 +368,6 @@ impl World {
     }
 
     fn lock_op_inner(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let blocked = Err(HostError::Blocked);
         let bad_unlock = |w: &mut World, what: String| {
             w.violate(
                 "lock-discipline",
@@ -376,27 +384,9 @@ impl World {
                 let m = self.obj(args[0], ObjKind::Mapping, op)?;
                 let a = &mut self.mappings[m as usize];
                 let ok = match op {
-                    "i_mmap_lock_write" => {
-                        return if a.i_mmap_rwsem.try_write(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
-                    "i_mmap_lock_read" => {
-                        return if a.i_mmap_rwsem.try_read(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
-                    "flush_dcache_mmap_lock" => {
-                        return if a.flush_dcache.try_lock(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
+                    "i_mmap_lock_write" => return acquired(a.i_mmap_rwsem.try_write(t)),
+                    "i_mmap_lock_read" => return acquired(a.i_mmap_rwsem.try_read(t)),
+                    "flush_dcache_mmap_lock" => return acquired(a.flush_dcache.try_lock(t)),
                     "i_mmap_unlock_write" => a.i_mmap_rwsem.unlock_write(t),
                     "i_mmap_unlock_read" => a.i_mmap_rwsem.unlock_read(t),
                     _ => a.flush_dcache.unlock(t),
@@ -413,20 +403,8 @@ impl World {
                 let root = self.anon_root(av);
                 let s = &mut self.anon_vmas[root as usize].rwsem;
                 let ok = match op {
-                    "anon_vma_lock_write" => {
-                        return if s.try_write(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
-                    "anon_vma_lock_read" => {
-                        return if s.try_read(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
+                    "anon_vma_lock_write" => return acquired(s.try_write(t)),
+                    "anon_vma_lock_read" => return acquired(s.try_read(t)),
                     "anon_vma_unlock_write" => s.unlock_write(t),
                     _ => s.unlock_read(t),
                 };
@@ -438,20 +416,8 @@ impl World {
                 let mm = self.obj(args[0], ObjKind::Mm, op)?;
                 let m = &mut self.mms[mm as usize];
                 let ok = match op {
-                    "mmap_write_lock" => {
-                        return if m.mmap_lock.try_write(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
-                    "mmap_read_lock" => {
-                        return if m.mmap_lock.try_read(t) {
-                            Ok(Value::Void)
-                        } else {
-                            blocked
-                        }
-                    }
+                    "mmap_write_lock" => return acquired(m.mmap_lock.try_write(t)),
+                    "mmap_read_lock" => return acquired(m.mmap_lock.try_read(t)),
                     "mmap_write_unlock" => {
                         // Dropping the mmap write lock ends every VMA write lock taken under it.
                         let ok = m.mmap_lock.unlock_write(t);
