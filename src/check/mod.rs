@@ -5,6 +5,7 @@
 
 pub mod layout;
 pub mod membership;
+pub mod pages;
 pub mod structure;
 pub mod walker;
 
@@ -72,6 +73,18 @@ pub const INVARIANTS: &[(&str, &str)] = &[
     (
         "walker-complete",
         "an rmap walk finds every VMA mapping its pgoff (also concurrently)",
+    ),
+    (
+        "rmap-complete",
+        "the rmap walk from each mapped folio finds every pte mapping it",
+    ),
+    (
+        "rmap-exact",
+        "a walk from a folio returns each VMA once, live, able to map it",
+    ),
+    (
+        "mapping-preserved",
+        "ptes change only as the call may; each pte's VMA maps its folio",
     ),
     (
         "vma-lock-stable",
@@ -173,6 +186,11 @@ pub fn at_boundary(w: &World, set: InvariantSet) -> Vec<Violation> {
         // Reported when nothing else is: the structural invariants imply it, and a walker's
         // answer on a broken tree says less than what broke it.
         v.extend(walker::check_walkers(w));
+    }
+    let (complete, exact) = (set.contains("rmap-complete"), set.contains("rmap-exact"));
+    if v.is_empty() && (complete || exact) {
+        // page level, reported when the trees themselves are sound (as walker-complete)
+        v.extend(pages::check_rmap(w, complete, exact));
     }
     v
 }

@@ -2,12 +2,13 @@
 //! argument tuple the scope allows that meets the entry point's preconditions in this world
 //! (free ranges for mmap, ranges inside one VMA for mprotect, split points strictly inside, ...).
 
+use super::contract_pages::contract_keeps_pages;
 use super::scope::{Mode, Scope};
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
 use crate::world::builtins::{VM_SHARED, VM_WRITE};
 use crate::world::scenario::Call;
-use crate::world::World;
+use crate::world::{Folio, World};
 
 /// One VMA as the alphabet sees it.
 struct V {
@@ -18,7 +19,8 @@ struct V {
     flags: i64,
     file: Option<u32>,
     anon_vma: Option<u32>,
-    has_anon_vma: bool,
+    /// Has a file and is not anonymous (a private /dev/zero VMA is anonymous).
+    file_backed: bool,
 }
 
 impl V {
@@ -29,6 +31,23 @@ impl V {
             && self.file == next.file
             && self.anon_vma == next.anon_vma
             && self.end == next.start
+    }
+}
+
+/// Whether a write fault at `a` would change what the page table maps: the VMA is private and
+/// writable, and the pte is empty, maps a file page (copy on write), maps an anonymous folio
+/// shared with another pte (copy on write), or one only it maps but of another anon_vma (reuse
+/// moves it). A write to a page already exclusively its own changes nothing and is not offered.
+fn anon_fault_changes(w: &World, mm: u32, v: &V, a: u64) -> bool {
+    if v.flags & VM_SHARED != 0 || v.flags & VM_WRITE == 0 {
+        return false;
+    }
+    match w.mms[mm as usize].ptes.get(&a) {
+        Some(&Folio::Anon(f)) => {
+            w.folio_mapcount(Folio::Anon(f)) > 1
+                || Some(w.anon_folios[f as usize].anon_vma) != v.anon_vma
+        }
+        _ => true,
     }
 }
 
@@ -46,10 +65,13 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
         let allowed = prog.function(func).is_some()
             && (scope.entries.is_empty() || scope.entries.iter().any(|e| e == func));
         if allowed {
-            out.push(Call {
+            let call = Call {
                 func: func.to_string(),
                 args,
-            });
+            };
+            if contract_keeps_pages(w, &call) {
+                out.push(call);
+            }
         }
     };
     let p = scope.pages;
@@ -79,7 +101,7 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                     flags: x.vm_flags,
                     file: x.vm_file,
                     anon_vma: x.anon_vma,
-                    has_anon_vma: x.anon_vma.is_some(),
+                    file_backed: x.vm_file.is_some() && !x.is_anonymous(),
                 }
             })
             .collect();
@@ -164,8 +186,13 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                     push("sys_shift_down", vec![mmv, int(v.start), int(k)]);
                 }
             }
-            if v.flags & VM_SHARED == 0 && !v.has_anon_vma {
-                push("do_anonymous_fault", vec![mmv, int(v.start)]);
+            for a in v.start..v.end {
+                if anon_fault_changes(w, m32, v, a) {
+                    push("do_anonymous_fault", vec![mmv, int(a)]);
+                }
+                if v.file_backed && !mm.ptes.contains_key(&a) {
+                    push("do_file_fault", vec![mmv, int(a)]);
+                }
             }
             if scope.mode == Mode::Contract {
                 for a in v.start + 1..v.end {

@@ -4,6 +4,7 @@
 
 pub mod alphabet;
 pub mod compare;
+pub mod contract_pages;
 pub mod footprint;
 pub mod interleave;
 pub mod lockorder;

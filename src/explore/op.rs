@@ -74,6 +74,13 @@ impl Default for CheckOpts {
 pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) -> OpOutcome {
     let mut steps = Vec::new();
     world.take_violations();
+    // mapping-preserved compares the page tables a call leaves with those it started from
+    let preserved = opts.invariants.contains("mapping-preserved").then(|| {
+        (
+            check::pages::page_tables(world),
+            check::pages::pte_change(call, world),
+        )
+    });
     let fail = |steps: &Vec<StepRecord>, loc: Option<SrcLoc>, violations: Vec<Violation>| {
         Some(Failure {
             step: steps.len().checked_sub(1),
@@ -140,7 +147,10 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                 };
             }
             Step::Finished(_) => {
-                let v = check::at_boundary(world, opts.invariants);
+                let mut v = check::at_boundary(world, opts.invariants);
+                if let (true, Some((before, change))) = (v.is_empty(), &preserved) {
+                    v = check::pages::check_mapping_preserved(before, *change, world);
+                }
                 let failure = (!v.is_empty()).then_some(Failure {
                     step: None,
                     loc: None,

@@ -11,6 +11,7 @@
 use super::input::AbstractOp;
 use crate::check::membership::vma_live;
 use crate::exec::host::{ObjKind, Value};
+use crate::explore::contract_pages::contract_keeps_pages;
 use crate::world::scenario::Call;
 use crate::world::{Vma, World};
 
@@ -112,6 +113,11 @@ fn contract_pgoff(natural: u64, choice: u8) -> u64 {
 /// The concrete call for `op` in world `w`, or `None` when the operation has no valid form now
 /// (or is a contract operation in callers mode).
 pub fn concretise(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
+    concretise_any(op, w, mode).filter(|c| contract_keeps_pages(w, c))
+}
+
+/// `concretise` before the page-level precondition of the contract calls.
+fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
     use AbstractOp::*;
     let mms = live_mms(w);
     let contract = mode == Mode::Contract;
@@ -251,8 +257,15 @@ pub fn concretise(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
             let m = pick(&mms, m)?;
             let (v, _, _) = pick_vma(w, m, vi)?;
             let x = &w.vmas[v as usize];
-            let a = x.vm_start + u64::from(off) % x.pages();
-            call("do_anonymous_fault", vec![mm(m), int(a)])
+            let a = x.vm_start + u64::from(off & 0x7f) % x.pages();
+            // the top bit asks for a read fault, where the VMA maps a file's page cache
+            let read = off & 0x80 != 0 && x.vm_file.is_some() && !x.is_anonymous();
+            let func = if read {
+                "do_file_fault"
+            } else {
+                "do_anonymous_fault"
+            };
+            call(func, vec![mm(m), int(a)])
         }
         ContractSplit {
             mm: m,
@@ -409,6 +422,9 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
         }
         Ok(v)
     };
+    if !contract_keeps_pages(w, c) {
+        return bad("the call would leave a mapped page at another index, file or anon_vma");
+    }
     match c.func.as_str() {
         "sys_mmap" => {
             if c.args.len() != 6 {
@@ -480,7 +496,7 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
             Ok(())
         }
         "sys_fork" | "sys_exit" => Ok(()),
-        "do_anonymous_fault" => {
+        "do_anonymous_fault" | "do_file_fault" => {
             arg_int(c, 1)?;
             Ok(())
         }

@@ -563,6 +563,39 @@ impl World {
             "unmap_vmas" => {
                 let v = self.vma_arg(a[0], name)?;
                 self.vmas[v as usize].zapped = true;
+                let (s, e) = (self.vmas[v as usize].vm_start, self.vmas[v as usize].vm_end);
+                self.zap_ptes(v, s, e);
+                Ok(Value::Void)
+            }
+            "fault_anon_page" | "fault_file_page" => {
+                let v = self.vma_arg(a[0], name)?;
+                let addr = Self::int_arg(a[1], name)?.max(0) as u64;
+                let r = if name == "fault_anon_page" {
+                    self.fault_anon_page(v, addr)
+                } else {
+                    self.fault_file_page(v, addr)
+                };
+                r.map_err(HostError::Fault)?;
+                Ok(Value::Void)
+            }
+            "copy_page_range" => {
+                let dst = self.vma_arg(a[0], name)?;
+                let src = self.vma_arg(a[1], name)?;
+                self.copy_page_range(dst, src).map_err(HostError::Fault)?;
+                Ok(Value::Void)
+            }
+            "move_page_tables" => {
+                let v = self.vma_arg(a[0], name)?;
+                let mut n = [0u64; 3];
+                for (i, x) in n.iter_mut().enumerate() {
+                    let k = Self::int_arg(a[i + 1], name)?;
+                    if k < 0 {
+                        return fault(format!("{name}: negative argument {k}"));
+                    }
+                    *x = k as u64;
+                }
+                self.move_page_tables(v, n[0], n[1], n[2])
+                    .map_err(HostError::Fault)?;
                 Ok(Value::Void)
             }
             "zap_page_range_single" => {
@@ -584,6 +617,8 @@ impl World {
                 };
                 if let Some(m) = bad {
                     self.violate("vma-lock-stable", m);
+                } else {
+                    self.zap_ptes(v, s, e);
                 }
                 Ok(Value::Void)
             }

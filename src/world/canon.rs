@@ -1,6 +1,6 @@
 //! Canonical form of a world between operations: freed objects are dropped and the rest
 //! renumbered in a deterministic order (VMAs by mm and address, AVCs by VMA and chain position,
-//! anon_vmas by first use), and lock sequence counters are reset. Two worlds that differ only in
+//! anon_vmas by first use, anonymous folios by first pte), and lock sequence counters are reset. Two worlds that differ only in
 //! object numbering or garbage get the same canonical form, so the explorer sees them as one
 //! state. Trees are renumbered with their shape unchanged (ties in the trees never look at ids).
 
@@ -72,6 +72,19 @@ impl World {
                 an.visit(a);
             }
         }
+        // anonymous folios by first pte (mm, address); their anon_vmas after the AVCs' ones,
+        // so that a folio whose anon_vma was freed keeps naming it (rmap-complete reports it)
+        let mut folios = Numbering::new(self.anon_folios.len());
+        for mm in &self.mms {
+            for f in mm.ptes.values() {
+                if let super::Folio::Anon(a) = *f {
+                    folios.visit(a);
+                }
+            }
+        }
+        for &f in &folios.order {
+            an.visit(self.anon_folios[f as usize].anon_vma);
+        }
         let mut i = 0;
         while i < an.order.len() {
             let a = &self.anon_vmas[an.order[i] as usize];
@@ -92,6 +105,11 @@ impl World {
         };
         for mm in &mut w.mms {
             mm.mm_lock_seq = 0;
+            for f in mm.ptes.values_mut() {
+                if let super::Folio::Anon(a) = f {
+                    *a = folios.get(*a);
+                }
+            }
             for e in mm.vmas.values_mut() {
                 e.1 = vn.get(e.1);
             }
@@ -122,6 +140,11 @@ impl World {
             a.parent = an.get(a.parent);
             a.rb_root = a.rb_root.remap(&|n| cn.get(n));
             w.anon_vmas.push(a);
+        }
+        for &old in &folios.order {
+            let mut f = self.anon_folios[old as usize].clone();
+            f.anon_vma = an.get(f.anon_vma);
+            w.anon_folios.push(f);
         }
         for m in &self.mappings {
             let mut m = m.clone();

@@ -9,12 +9,14 @@ pub mod conc;
 pub mod keys;
 pub mod locks;
 pub mod objects;
+pub mod pages;
 pub mod render;
 pub mod scenario;
 pub mod schema;
 
 pub use keys::{AnonKeys, FileKeys};
 pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};
+pub use pages::{AnonFolio, Folio};
 pub use schema::schema;
 
 use crate::tree::TreeStats;
@@ -72,6 +74,8 @@ pub struct World {
     pub mappings: Vec<AddressSpace>,
     pub anon_vmas: Vec<AnonVma>,
     pub avcs: Vec<Avc>,
+    /// Ghost anonymous folios the ptes of `Mm::ptes` refer to (`src/world/pages.rs`).
+    pub anon_folios: Vec<AnonFolio>,
     /// Ghost records of rmap walks in progress (concurrent checks only; empty otherwise).
     pub walks: Vec<conc::WalkRecord>,
     /// Ghost records of per-VMA read-lock holders and the bounds they locked.
@@ -104,6 +108,7 @@ impl World {
             mmap_lock: Default::default(),
             mm_lock_seq: 0,
             freed: false,
+            ptes: Default::default(),
         });
         (self.mms.len() - 1) as u32
     }

@@ -20,6 +20,8 @@ pub struct Mm {
     /// its `vm_lock_seq` equals this.
     pub mm_lock_seq: u64,
     pub freed: bool,
+    /// Ghost page table (`src/world/pages.rs`): address to the folio its pte maps.
+    pub ptes: super::pages::PageTable,
 }
 
 /// `struct vm_area_struct`.

@@ -63,6 +63,9 @@ impl World {
                 };
                 let _ = writeln!(out, "  {}{stale}", self.describe_vma(v));
             }
+            for (&addr, &f) in &mm.ptes {
+                let _ = writeln!(out, "  pte {addr} -> {}", self.describe_folio(f));
+            }
         }
         let fk = FileKeys { vmas: &self.vmas };
         for (i, f) in self.files.iter().enumerate() {

@@ -100,6 +100,11 @@ fn builtins() -> Vec<(&'static str, Vec<Type>, Type)> {
         // page tables: unmap_vmas() zaps a VMA's pages; zap_page_range_single() a range
         ("unmap_vmas", vec![p(VMA)], Void),
         ("zap_page_range_single", vec![p(VMA), Int, Int], Void),
+        // ghost page tables and folios (src/world/pages.rs)
+        ("fault_anon_page", vec![p(VMA), Int], Void),
+        ("fault_file_page", vec![p(VMA), Int], Void),
+        ("copy_page_range", vec![p(VMA), p(VMA)], Void),
+        ("move_page_tables", vec![p(VMA), Int, Int, Int], Void),
         // objects
         ("mm_alloc", vec![], p(MM)),
         ("vm_area_alloc", vec![p(MM)], p(VMA)),

@@ -1,0 +1,92 @@
+//! The page-level precondition of the contract entry points: a contract call may re-key VMAs
+//! with any pgoff their documented preconditions allow, but the kernel's callers only do so for
+//! pages they have moved or freed first (exec's stack move moves the page tables before
+//! `vma_shrink()`; a merge imports the anon_vma before `commit_merge()`). So a contract call is
+//! offered only when every pte in the range it changes still lies, afterwards, in a VMA that
+//! maps its folio at that address: same linear page index, same file, and for an anonymous
+//! folio an anon_vma_chain into the folio's anon_vma. A call that breaks this is a caller bug,
+//! not a bug of the function under test, and would make `rmap-complete` and
+//! `mapping-preserved` fire on every patch alike.
+
+use crate::exec::host::{ObjKind, Value};
+use crate::world::pages::linear_page_index;
+use crate::world::scenario::Call;
+use crate::world::{Folio, World};
+
+/// A VMA's range and pgoff after the call: `(vma, start, end, pgoff)`.
+type NewRange = (u32, u64, u64, u64);
+
+/// The layout a contract call leaves: `(vma, start, end, pgoff)` for each VMA it changes, and
+/// the address range whose ptes it affects. `None` for a call that is not a contract call
+/// that changes a layout (and so has no page-level precondition).
+fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
+    let int = |i: usize| match call.args.get(i) {
+        Some(Value::Int(x)) if *x >= 0 => Some(*x as u64),
+        _ => None,
+    };
+    let Some(Value::Obj(ObjKind::Vma, v)) = call.args.get(1).copied() else {
+        return None;
+    };
+    let x = w.vmas.get(v as usize)?;
+    let mm = x.vm_mm?;
+    let list = w.mm_vmas(mm);
+    let at = list.iter().position(|&y| y == v)?;
+    match call.func.as_str() {
+        "contract_shrink" => {
+            let (s, e, pg) = (int(2)?, int(3)?, int(4)?);
+            Some((vec![(v, s, e, pg)], x.vm_start, x.vm_end))
+        }
+        "contract_adjust_next" => {
+            let (e, pg) = (int(2)?, int(3)?);
+            let n = *list.get(at + 1)?;
+            let y = &w.vmas[n as usize];
+            let npg = y.vm_pgoff.checked_sub(y.vm_start.checked_sub(e)?)?;
+            Some((
+                vec![(v, x.vm_start, e, pg), (n, e, y.vm_end, npg)],
+                x.vm_start,
+                y.vm_end,
+            ))
+        }
+        "contract_adjust_middle" => {
+            let (e, pg) = (int(2)?, int(3)?);
+            let p = *list.get(at.checked_sub(1)?)?;
+            let y = &w.vmas[p as usize];
+            let mpg = x.vm_pgoff + e.checked_sub(x.vm_start)?;
+            Some((
+                vec![(p, y.vm_start, e, pg), (v, e, x.vm_end, mpg)],
+                y.vm_start,
+                x.vm_end,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `call` keeps every pte it touches mapped as before (see the module docs); true for
+/// every call that is not a layout-changing contract call.
+pub fn contract_keeps_pages(w: &World, call: &Call) -> bool {
+    let Some((layout, lo, hi)) = intended(w, call) else {
+        return true;
+    };
+    let Some(mm) = w.vmas[layout[0].0 as usize].vm_mm else {
+        return true;
+    };
+    w.mms[mm as usize].ptes.range(lo..hi).all(|(&a, &f)| {
+        let Some(&(v, s, _, pg)) = layout.iter().find(|&&(_, s, e, _)| s <= a && a < e) else {
+            return false;
+        };
+        if linear_page_index(s, pg, a) != w.folio_index(f) {
+            return false;
+        }
+        match f {
+            Folio::File { mapping, .. } => w.vma_mapping(v) == Some(mapping),
+            Folio::Anon(x) => {
+                let av = w.anon_folios[x as usize].anon_vma;
+                w.vmas[v as usize]
+                    .anon_vma_chain
+                    .iter()
+                    .any(|&c| w.avcs[c as usize].anon_vma == Some(av))
+            }
+        }
+    })
+}
