@@ -80,6 +80,9 @@ enum Cmd {
         /// Mismatches printed in full.
         #[arg(long, default_value_t = 3)]
         show: usize,
+        /// Exit 0 when the only mismatches are known model findings (still reported).
+        #[arg(long)]
+        tolerate_known: bool,
     },
     /// Write a C program (libc only) that makes a callers-mode counterexample's calls as
     /// system calls and checks the final layout. Exit status: 0 written, 1 no reproducer can be
@@ -312,6 +315,7 @@ fn main() {
             length,
             seed,
             show,
+            tolerate_known,
         } => rmapcheck::cmd::kdiff::kdiff_cmd(
             &rmapcheck::cmd::kdiff::KdiffArgs {
                 model,
@@ -322,6 +326,7 @@ fn main() {
                 length,
                 seed,
                 show,
+                tolerate_known,
             },
             &mut std::io::stdout(),
             &mut std::io::stderr(),

@@ -25,6 +25,8 @@ pub struct KdiffArgs {
     pub seed: u64,
     /// Mismatching sequences printed in full.
     pub show: usize,
+    /// Do not fail on mismatches a known model finding explains (they are still reported).
+    pub tolerate_known: bool,
 }
 
 /// Model the oracle and reproducers use by default.
@@ -179,18 +181,32 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
     for (i, m) in r.mismatches.iter().take(a.show).enumerate() {
         print_mismatch(out, i + 1, m, &names);
     }
-    if r.mismatches.is_empty() {
+    let known: usize = r.known.values().sum();
+    if let Some(m) = r.known_examples.first().filter(|_| a.show > 0) {
+        let _ = write!(
+            out,
+            "\nKNOWN MODEL FINDING {} (first of {known}):",
+            m.known.unwrap_or("")
+        );
+        print_mismatch(out, 1, m, &names);
+    }
+    if r.mismatches.is_empty() && (known == 0 || a.tolerate_known) {
+        let tail = if known > 0 {
+            format!(" except {known} sequence(s) of known model findings (tolerated)")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "AGREES: the kernel's layouts are the model's on every sequence"
+            "AGREES: the kernel's layouts are the model's on every sequence{tail}"
         );
         0
     } else {
         let _ = writeln!(
             out,
-            "\nMISMATCHES: {} of {} sequences ({} shown)",
+            "\nMISMATCHES: {} of {} sequences unexplained ({} shown), {known} of known model findings",
             r.mismatches.len(),
-            r.sequences + r.mismatches.len(),
+            r.sequences,
             r.mismatches.len().min(a.show)
         );
         1

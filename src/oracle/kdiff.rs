@@ -41,6 +41,8 @@ pub struct Mismatch {
     pub kernel: Vec<LVma>,
     /// Starts of the VMAs that differ.
     pub bad: Vec<u64>,
+    /// The known model finding (see `known`) that explains it, if one does.
+    pub known: Option<&'static str>,
 }
 
 /// What a run found.
@@ -53,7 +55,11 @@ pub struct Report {
     /// mm layouts compared (one per live mm after each call).
     pub layouts: usize,
     pub expected: BTreeMap<&'static str, usize>,
+    /// Mismatches no known finding explains.
     pub mismatches: Vec<Mismatch>,
+    /// Mismatches explained by a known model finding, by name (the first few kept in full).
+    pub known: BTreeMap<&'static str, usize>,
+    pub known_examples: Vec<Mismatch>,
     pub gen: GenStats,
     pub seconds: f64,
 }
@@ -127,8 +133,15 @@ pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, St
     };
     let mut fatal = None;
     let gen = generate(prog, scope, &w0, opts.gen, &mut |seq: &Seq| {
+        rep.sequences += 1;
         match run_one(seq, &fds, &files, scope.pages, opts.timeout, &rel, &mut rep) {
             Ok(None) => {}
+            Ok(Some(m)) if m.known.is_some() => {
+                *rep.known.entry(m.known.unwrap_or_default()).or_default() += 1;
+                if rep.known_examples.len() < 3 {
+                    rep.known_examples.push(m);
+                }
+            }
             Ok(Some(m)) => {
                 rep.mismatches.push(m);
                 if opts.stop_after > 0 && rep.mismatches.len() >= opts.stop_after {
@@ -140,7 +153,6 @@ pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, St
                 return ControlFlow::Break(());
             }
         }
-        rep.sequences += 1;
         ControlFlow::Continue(())
     })?;
     if let Some(e) = fatal {
@@ -234,7 +246,13 @@ fn run_one(
                 (_, m) => m,
             };
             if let Some((what, bad)) = mismatch {
+                let known = if refused.is_none() {
+                    super::known::explain(&seq.calls[i], &model, &kernel)
+                } else {
+                    None
+                };
                 return Ok(Some(Mismatch {
+                    known,
                     calls: seq.calls.clone(),
                     at: i,
                     mm,

@@ -8,6 +8,7 @@ pub mod driver;
 pub mod expected;
 pub mod files;
 pub mod kdiff;
+pub mod known;
 pub mod layout;
 pub mod ops;
 pub mod procmaps;

@@ -173,11 +173,9 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
             );
         }
         for v in &f.violations {
-            let _ = writeln!(
+            wrap(
                 c,
-                " *   {}: {}",
-                v.invariant,
-                v.message.replace("*/", "* /")
+                &format!("{}: {}", v.invariant, v.message.replace("*/", "* /")),
             );
         }
     }

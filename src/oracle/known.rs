@@ -1,0 +1,71 @@
+//! Known findings about the model: differences between the model and the running kernel that
+//! are not a difference between kernel versions but a place where the model is wrong or
+//! incomplete. Each has a name and a reason and recognises exactly its own mismatches (the
+//! kernel's layout must be what the model's becomes with the finding corrected), so nothing
+//! else is excused. kdiff still reports them and fails on them unless asked to tolerate them
+//! (`--tolerate-known`, used by the tests so that they check every other sequence).
+
+use super::layout::LVma;
+use crate::world::scenario::Call;
+
+/// One known finding.
+pub struct Known {
+    pub name: &'static str,
+    pub reason: &'static str,
+    /// Does it explain a mismatch after `call` between `model` and `kernel`?
+    pub explains: fn(call: &Call, model: &[LVma], kernel: &[LVma]) -> bool,
+}
+
+/// Would the kernel merge `b` into `a` (adjacent, same file and flags, linear pgoff)?
+fn mergeable(a: &LVma, b: &LVma) -> bool {
+    a.end == b.start
+        && a.backing == b.backing
+        && a.writable == b.writable
+        && a.shared == b.shared
+        && (a.backing == super::layout::Backing::Anon || a.pgoff + (a.end - a.start) == b.pgoff)
+        && (!a.anon || !b.anon)
+}
+
+/// mremap growing a VMA up to the next one: the model's sys_mremap_expand only lets the VMA
+/// itself absorb the range; the kernel also merges the next VMA when it is compatible.
+fn mremap_merges_next(call: &Call, model: &[LVma], kernel: &[LVma]) -> bool {
+    if call.func != "sys_mremap_expand" {
+        return false;
+    }
+    let Some(crate::exec::host::Value::Int(new_end)) = call.args.get(2) else {
+        return false;
+    };
+    let Some(i) = model.iter().position(|v| v.end == *new_end as u64) else {
+        return false;
+    };
+    let Some(next) = model.get(i + 1) else {
+        return false;
+    };
+    if !mergeable(&model[i], next) {
+        return false;
+    }
+    let mut fixed = model.to_vec();
+    fixed[i].end = next.end;
+    fixed[i].anon |= next.anon;
+    fixed.remove(i + 1);
+    fixed.len() == kernel.len() && fixed.iter().zip(kernel).all(|(m, k)| m.same_shape(k))
+}
+
+pub const MREMAP_EXPAND_MERGES_NEXT: Known = Known {
+    name: "mremap-expand-merges-next",
+    reason: "mremap() growing a VMA in place up to the next VMA merges the two in the kernel \
+             (vma_merge_extend() goes through vma_merge_new_range() with the next VMA set); the \
+             model's sys_mremap_expand() marks the merge just_expand, which only lets the VMA \
+             itself grow. A finding about the model, reported to its authors",
+    explains: mremap_merges_next,
+};
+
+/// Every known finding.
+pub const ALL: &[&Known] = &[&MREMAP_EXPAND_MERGES_NEXT];
+
+/// The known finding explaining a mismatch, if any.
+pub fn explain(call: &Call, model: &[LVma], kernel: &[LVma]) -> Option<&'static str> {
+    ALL.iter()
+        .find(|k| (k.explains)(call, model, kernel))
+        .map(|k| k.name)
+}
