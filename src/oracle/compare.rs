@@ -64,3 +64,60 @@ pub fn compare(model: &[LVma], kernel: &[LVma], written: &BTreeSet<u64>, rel: &R
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::layout::Backing;
+
+    fn v(start: u64, end: u64, anon: bool, pages: u64) -> LVma {
+        LVma {
+            start,
+            end,
+            backing: Backing::Anon,
+            pgoff: 0,
+            writable: true,
+            shared: false,
+            anon,
+            anon_pages: pages,
+        }
+    }
+
+    fn rel() -> Release {
+        Release::parse("6.18.0")
+    }
+
+    #[test]
+    fn shapes_and_anonymous_pages() {
+        let written: BTreeSet<u64> = [0].into();
+        // agree: the written page is in the VMA with the anon_vma
+        let ok = compare(&[v(0, 2, true, 0)], &[v(0, 2, false, 1)], &written, &rel());
+        assert!(ok.mismatch.is_none() && ok.expected.is_empty(), "{ok:?}");
+        // split after the write: the other half keeps the anon_vma without pages (named)
+        let m = [v(0, 1, true, 0), v(1, 2, true, 0)];
+        let k = [v(0, 1, true, 1), v(1, 2, false, 0)];
+        let x = compare(&m, &k, &written, &rel());
+        assert!(x.mismatch.is_none(), "{x:?}");
+        assert_eq!(x.expected, vec!["anon-vma-without-pages"]);
+        // written but no anon_vma in the model: a mismatch
+        let x = compare(&[v(0, 2, false, 0)], &[v(0, 2, true, 1)], &written, &rel());
+        assert!(x.mismatch.unwrap().0.contains("no anon_vma"));
+        // kernel pages the calls did not write
+        let x = compare(&[v(0, 2, true, 0)], &[v(0, 2, true, 2)], &written, &rel());
+        assert!(x
+            .mismatch
+            .unwrap()
+            .0
+            .contains("2 anonymous page(s) where the calls wrote 1"));
+        // a different range
+        let x = compare(
+            &[v(0, 2, false, 0)],
+            &[v(0, 3, false, 0)],
+            &BTreeSet::new(),
+            &rel(),
+        );
+        assert_eq!(x.mismatch.unwrap().1, vec![0, 0]);
+        let x = compare(&[v(0, 2, false, 0)], &[], &BTreeSet::new(), &rel());
+        assert!(x.mismatch.unwrap().0.contains("fewer VMAs"));
+    }
+}

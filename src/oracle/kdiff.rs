@@ -226,8 +226,8 @@ fn run_one(
         };
         rep.calls += 1;
         let w = &seq.worlds[i + 1];
-        for mm in 0..w.mms.len() {
-            if w.mms[mm].freed {
+        for (mm, m) in w.mms.iter().enumerate() {
+            if m.freed {
                 continue;
             }
             let pid = s
@@ -238,7 +238,8 @@ fn run_one(
             let kernel = kernel_layout(&parse_smaps(&text, lo, hi)?, BASE, &files.ids);
             let model = model_layout(w, mm);
             rep.layouts += 1;
-            let v = compare(&model, &kernel, &written[mm], rel);
+            let none = BTreeSet::new();
+            let v = compare(&model, &kernel, written.get(mm).unwrap_or(&none), rel);
             let mismatch = match (&refused, v.mismatch) {
                 (Some(e), _) if mm == op.as_ref().map_or(0, |o| o.mm()) => {
                     Some((format!("the kernel refused the call: {e}"), Vec::new()))

@@ -69,3 +69,40 @@ pub fn explain(call: &Call, model: &[LVma], kernel: &[LVma]) -> Option<&'static 
         .find(|k| (k.explains)(call, model, kernel))
         .map(|k| k.name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::layout::Backing;
+
+    fn v(start: u64, end: u64, backing: Backing, pgoff: u64) -> LVma {
+        LVma {
+            start,
+            end,
+            backing,
+            pgoff,
+            writable: true,
+            shared: false,
+            anon: false,
+            anon_pages: 0,
+        }
+    }
+
+    #[test]
+    fn explains_only_the_merge_the_model_misses() {
+        let call = Call::parse("sys_mremap_expand(mm#0, 0, 2)").unwrap();
+        let f = Backing::File(0);
+        let model = [v(0, 2, f, 0), v(2, 3, f, 2)];
+        assert_eq!(
+            explain(&call, &model, &[v(0, 3, f, 0)]),
+            Some("mremap-expand-merges-next")
+        );
+        // a non-linear pgoff would not merge, so the same kernel layout is not explained
+        let model2 = [v(0, 2, f, 0), v(2, 3, f, 5)];
+        assert_eq!(explain(&call, &model2, &[v(0, 3, f, 0)]), None);
+        // nor is any other call or any other kernel layout
+        let other = Call::parse("sys_mmap(mm#0, NULL, 2, 3, 0, false)").unwrap();
+        assert_eq!(explain(&other, &model, &[v(0, 3, f, 0)]), None);
+        assert_eq!(explain(&call, &model, &[v(0, 4, f, 0)]), None);
+    }
+}

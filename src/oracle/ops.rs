@@ -249,3 +249,101 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
     };
     Ok(Translated::Op(op))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::scenario::Scenario;
+
+    fn world() -> World {
+        Scenario::parse(
+            "[[file]]\nname = \"f0\"\n[[mm]]\n[[mm.vma]]\nstart = 1\nend = 3\npgoff = 1\nfile = \"f0\"\nwritable = false\n",
+        )
+        .unwrap()
+        .build()
+        .unwrap()
+        .canonical()
+    }
+
+    fn tr(w: &World, call: &str) -> Translated {
+        translate(w, &Call::parse(call).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn calls_become_system_calls() {
+        let w = world();
+        assert_eq!(
+            tr(&w, "sys_mremap_shrink(mm#0, 1, 2)"),
+            Translated::Op(KOp::Mremap {
+                mm: 0,
+                start: 1,
+                old_len: 2,
+                new_len: 1
+            })
+        );
+        assert_eq!(
+            tr(&w, "sys_exit(mm#0)"),
+            Translated::Op(KOp::Munmap {
+                mm: 0,
+                start: 0,
+                len: 3
+            })
+        );
+        // a write fault on a read-only private VMA goes through /proc/self/mem
+        assert_eq!(
+            tr(&w, "do_anonymous_fault(mm#0, 2)"),
+            Translated::Op(KOp::WriteFault {
+                mm: 0,
+                page: 2,
+                store: false
+            })
+        );
+        assert_eq!(
+            tr(&w, "do_file_fault(mm#0, 1)"),
+            Translated::Op(KOp::ReadFault { mm: 0, page: 1 })
+        );
+        assert_eq!(
+            tr(&w, "sys_fork(mm#0)"),
+            Translated::Op(KOp::Fork { mm: 0, child: 1 })
+        );
+        assert_eq!(
+            tr(&w, "sys_mmap(mm#0, NULL, 3, 4, 0, false)"),
+            Translated::Op(KOp::Mmap {
+                mm: 0,
+                start: 3,
+                len: 1,
+                file: None,
+                pgoff: 3,
+                shared: false
+            })
+        );
+    }
+
+    #[test]
+    fn undrivable_and_unknown_calls_are_skipped_with_a_reason() {
+        let w = world();
+        let Translated::Skip(r) = tr(&w, "sys_shift_down(mm#0, 1, 1)") else {
+            panic!("shift_down is not driven");
+        };
+        assert!(r.contains("exec's stack move"), "{r}");
+        let Translated::Skip(r) = tr(&w, "contract_split(mm#0, vma#0, 2, 0)") else {
+            panic!("contract calls are not driven");
+        };
+        assert!(r.contains("contract-mode"), "{r}");
+        let Translated::Skip(r) = tr(&w, "sys_madvise(mm#0, 1)") else {
+            panic!("unknown entry points are not driven");
+        };
+        assert!(r.contains("\"sys_madvise\" is not one kdiff knows"), "{r}");
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        let w = world();
+        let e = translate(&w, &Call::parse("sys_munmap(mm#3, 0, 1)").unwrap()).unwrap_err();
+        assert!(e.contains("mm#3 does not exist"), "{e}");
+        let e = translate(&w, &Call::parse("sys_mremap_expand(mm#0, 2, 4)").unwrap()).unwrap_err();
+        assert!(e.contains("no VMA starts at 2"), "{e}");
+        let e = translate(&w, &Call::parse("do_file_fault(mm#0, 0)").unwrap()).unwrap_err();
+        assert!(e.contains("no VMA at page 0"), "{e}");
+    }
+}
