@@ -92,6 +92,10 @@ fn summary(out: &mut dyn Write, r: &Report, gen: &str, model: &Path, scope: &Sco
             e.name, e.kernels
         );
     }
+    for k in crate::oracle::known::ALL {
+        let n = r.known.get(k.name).copied().unwrap_or(0);
+        let _ = writeln!(out, "  known model finding {}: {n} sequence(s)", k.name);
+    }
 }
 
 /// Returns 0 when the kernel agrees on every sequence, 1 on a mismatch, 2 on bad input or when

@@ -80,6 +80,7 @@ mod tests {
             shared: false,
             anon,
             anon_pages: pages,
+            anon_id: None,
         }
     }
 

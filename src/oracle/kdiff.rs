@@ -6,8 +6,8 @@ use super::compare::compare;
 use super::driver::Session;
 use super::expected::Release;
 use super::files::Files;
+use super::ghost::Ghost;
 use super::layout::{kernel_layout, model_layout, LVma};
-use super::ops::KOp;
 use super::procmaps::parse_smaps;
 use super::sequences::{generate, Gen, GenStats, Seq};
 use super::{BASE, PAGE};
@@ -15,7 +15,7 @@ use crate::explore::scope::Scope;
 use crate::lang::Program;
 use crate::world::scenario::Call;
 use crate::world::World;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -171,37 +171,6 @@ fn join(calls: &[Call]) -> String {
         .join("; ")
 }
 
-/// Update the pages written per mm after `op`.
-fn track(written: &mut Vec<BTreeSet<u64>>, op: &KOp) {
-    let mm = op.mm();
-    if written.len() <= mm {
-        written.resize(mm + 1, BTreeSet::new());
-    }
-    let drop = |w: &mut BTreeSet<u64>, s: u64, e: u64| w.retain(|&p| p < s || p >= e);
-    match *op {
-        KOp::WriteFault { page, .. } => {
-            written[mm].insert(page);
-        }
-        KOp::Munmap { start, len, .. } | KOp::Mmap { start, len, .. } => {
-            drop(&mut written[mm], start, start + len)
-        }
-        KOp::Mremap {
-            start,
-            old_len,
-            new_len,
-            ..
-        } if new_len < old_len => drop(&mut written[mm], start + new_len, start + old_len),
-        KOp::Fork { child, .. } => {
-            let copy = written[mm].clone();
-            if written.len() <= child {
-                written.resize(child + 1, BTreeSet::new());
-            }
-            written[child] = copy;
-        }
-        _ => {}
-    }
-}
-
 /// Run one sequence; Some on the first mismatch.
 fn run_one(
     seq: &Seq,
@@ -213,13 +182,13 @@ fn run_one(
     rep: &mut Report,
 ) -> Result<Option<Mismatch>, String> {
     let mut s = Session::start(seq.mms(), BASE, timeout)?;
-    let mut written: Vec<BTreeSet<u64>> = vec![BTreeSet::new(); seq.mms()];
+    let mut ghost = Ghost::default();
     let (lo, hi) = (BASE, BASE + pages * PAGE);
     for (i, op) in seq.ops.iter().enumerate() {
         let refused = match op {
             Some(op) => {
                 let r = s.op(op, fds)?;
-                track(&mut written, op);
+                ghost.after(op, &seq.worlds[i]);
                 r.err()
             }
             None => None,
@@ -238,8 +207,7 @@ fn run_one(
             let kernel = kernel_layout(&parse_smaps(&text, lo, hi)?, BASE, &files.ids);
             let model = model_layout(w, mm);
             rep.layouts += 1;
-            let none = BTreeSet::new();
-            let v = compare(&model, &kernel, written.get(mm).unwrap_or(&none), rel);
+            let v = compare(&model, &kernel, &ghost.written(mm), rel);
             let mismatch = match (&refused, v.mismatch) {
                 (Some(e), _) if mm == op.as_ref().map_or(0, |o| o.mm()) => {
                     Some((format!("the kernel refused the call: {e}"), Vec::new()))
@@ -248,7 +216,7 @@ fn run_one(
             };
             if let Some((what, bad)) = mismatch {
                 let known = if refused.is_none() {
-                    super::known::explain(&seq.calls[i], &model, &kernel)
+                    super::known::explain(&seq.calls[i], &model, &kernel, &ghost.unaccounted(mm))
                 } else {
                     None
                 };

@@ -33,6 +33,8 @@ pub struct LVma {
     pub anon: bool,
     /// Kernel only: anonymous pages (smaps `Anonymous:` / 4 KiB).
     pub anon_pages: u64,
+    /// Model only: which anon_vma (canonical id), to tell whether two VMAs could merge.
+    pub anon_id: Option<u32>,
 }
 
 impl LVma {
@@ -89,6 +91,7 @@ pub fn model_layout(w: &World, mm: usize) -> Vec<LVma> {
                 shared: x.vm_flags & VM_SHARED != 0,
                 anon: x.anon_vma.is_some(),
                 anon_pages: 0,
+                anon_id: x.anon_vma,
             }
         })
         .collect()
@@ -115,6 +118,7 @@ pub fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<L
                 shared: k.perms.get(3..4) == Some("s"),
                 anon: k.anonymous_kb > 0,
                 anon_pages: k.anonymous_kb * 1024 / page,
+                anon_id: None,
             }
         })
         .collect()

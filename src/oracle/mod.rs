@@ -7,6 +7,7 @@ pub mod compare;
 pub mod driver;
 pub mod expected;
 pub mod files;
+pub mod ghost;
 pub mod kdiff;
 pub mod known;
 pub mod layout;
