@@ -295,3 +295,71 @@ fn repro_refuses_what_no_system_call_can_do() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("bad.json:1:"), "{err}");
 }
+
+#[test]
+fn reproducer_with_a_fork_runs_each_mm_in_its_own_process() {
+    let dir = tmp("fork");
+    let o = bin()
+        .args([
+            "check",
+            "models/patches/skip-anon-file-rmap.rmap",
+            "--quiet",
+            "--trace-dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let path = dir.join("skip-anon-file-rmap.trace.json");
+    let mut t =
+        rmapcheck::trace::Trace::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    t.calls = [
+        "sys_mmap(mm#0, NULL, 0, 2, 0, false)",
+        "do_anonymous_fault(mm#0, 0)",
+        "sys_fork(mm#0)",
+        "sys_mprotect(mm#1, 0, 1, false)",
+        "sys_munmap(mm#0, 1, 2)",
+        "sys_mmap(mm#1, file#0, 2, 4, 2, true)",
+    ]
+    .iter()
+    .map(|c| rmapcheck::world::scenario::Call::parse(c).unwrap())
+    .collect();
+    std::fs::write(&path, t.to_json()).unwrap();
+    let c = dir.join("fork.c");
+    let o = bin()
+        .arg("repro")
+        .arg(&path)
+        .arg("-o")
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let src = std::fs::read_to_string(&c).unwrap();
+    assert!(src.contains("me = 1;\t/* the child is mm#1 */"), "{src}");
+    if !have_cc() {
+        eprintln!("SKIPPED: no C compiler (cc) to build the reproducer");
+        return;
+    }
+    let exe = dir.join("fork");
+    let o = Command::new("cc")
+        .args(["-O2", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = Command::new(&exe).output().unwrap();
+    let (out, err) = text(&o);
+    if err.contains("mmap: File exists") {
+        eprintln!("SKIPPED: the kernel refuses the base address: {err}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("mm#1: kernel VMA [0, 1) r--p"), "{out}");
+    assert!(
+        out.contains("mm#1: kernel VMA [2, 4) rw-s offset 2"),
+        "{out}"
+    );
+    assert!(out.contains("mm#0: kernel VMA [0, 1) rw-p"), "{out}");
+    assert!(out.contains("OK: every call succeeded"), "{out}");
+}

@@ -45,7 +45,14 @@ impl Ghost {
         let (wr, un) = (&mut self.written[mm], &mut self.unaccounted[mm]);
         match *op {
             KOp::WriteFault { page, .. } => {
-                wr.insert(page);
+                // a write to a shared mapping dirties the page cache, not an anonymous page
+                let private = w.mm_vmas(mm as u32).into_iter().any(|v| {
+                    let v = &w.vmas[v as usize];
+                    v.vm_start <= page && page < v.vm_end && v.vm_flags & VM_SHARED == 0
+                });
+                if private {
+                    wr.insert(page);
+                }
             }
             KOp::Mmap { start, len, .. } | KOp::Munmap { start, len, .. } => {
                 // a new private mapping is writable, so accounted

@@ -444,7 +444,12 @@ HELPER void check_layout(const struct want *w, int n)
 		    (perms[1] == 'w') != w[i].writable || (perms[3] == 's') != w[i].shared ||
 		    inode != (w[i].file < 0 ? 0 : ino[w[i].file]) ||
 		    (w[i].file >= 0 && off / PG != w[i].pgoff)) {
-			printf("mm#%d:   differs from the model's VMA %d\n", me, i);
+			if (i < n)
+				printf("mm#%d:   the model's VMA %d is [%lu, %lu) %s%s file %d pgoff %lu\n",
+				       me, i, w[i].start, w[i].end, w[i].writable ? "rw" : "ro",
+				       w[i].shared ? " shared" : "", w[i].file, w[i].pgoff);
+			else
+				printf("mm#%d:   the model has no VMA %d\n", me, i);
 			bad = 1;
 		}
 		i++;
@@ -454,6 +459,7 @@ HELPER void check_layout(const struct want *w, int n)
 		printf("mm#%d: %d VMAs, the model predicts %d\n", me, i, n);
 		bad = 1;
 	}
+	fflush(stdout);
 }
 
 /* Reap this process's children; mm#0 reports. */
