@@ -9,6 +9,7 @@ pub mod exec;
 pub mod explore;
 pub mod fuzzing;
 pub mod lang;
+pub mod oracle;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;

@@ -49,6 +49,53 @@ enum Cmd {
         /// Do not show progress.
         #[arg(long)]
         quiet: bool,
+        /// Also write a C reproducer of each callers-mode counterexample as DIR/MODEL.repro.c.
+        #[arg(long)]
+        repro_dir: Option<PathBuf>,
+    },
+    /// Replay the model's callers-mode call sequences on the running kernel and compare each
+    /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
+    /// base address refused, 3 the run broke off.
+    Kdiff {
+        /// The model (default: the baseline).
+        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        model: PathBuf,
+        /// A built-in scope or a scope TOML file (default: default).
+        #[arg(long)]
+        scope: Option<String>,
+        /// Longest sequence (every sequence up to it, or the length of sampled ones).
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Run this many distinct random sequences of --max-depth calls instead of all.
+        #[arg(long)]
+        sample: Option<usize>,
+        /// Run this many random walks of --length calls instead of all sequences.
+        #[arg(long)]
+        walks: Option<usize>,
+        #[arg(long, default_value_t = 8)]
+        length: u32,
+        /// Seed of --sample and --walks.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Mismatches printed in full.
+        #[arg(long, default_value_t = 3)]
+        show: usize,
+        /// Exit 0 when the only mismatches are known model findings (still reported).
+        #[arg(long)]
+        tolerate_known: bool,
+    },
+    /// Write a C program (libc only) that makes a callers-mode counterexample's calls as
+    /// system calls and checks the final layout. Exit status: 0 written, 1 no reproducer can be
+    /// made (the reason is printed), 2 bad input.
+    Repro {
+        /// The trace (JSON from `check --format json` or `--trace-dir`).
+        trace: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The unpatched model whose layout the program checks.
+        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        baseline: PathBuf,
     },
     /// List the models under ./models and the invariants.
     List,
@@ -239,6 +286,7 @@ fn main() {
             format,
             trace_dir,
             quiet,
+            repro_dir,
         } => rmapcheck::cmd::check::check(
             &rmapcheck::cmd::check::CheckArgs {
                 models,
@@ -251,12 +299,49 @@ fn main() {
                     Format::Dot => rmapcheck::cmd::check::TraceFormat::Dot,
                 },
                 trace_dir,
+                repro_dir,
                 progress: !quiet,
             },
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
         Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
+        Cmd::Kdiff {
+            model,
+            scope,
+            max_depth,
+            sample,
+            walks,
+            length,
+            seed,
+            show,
+            tolerate_known,
+        } => rmapcheck::cmd::kdiff::kdiff_cmd(
+            &rmapcheck::cmd::kdiff::KdiffArgs {
+                model,
+                scope,
+                max_depth,
+                sample,
+                walks,
+                length,
+                seed,
+                show,
+                tolerate_known,
+            },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::Repro {
+            trace,
+            output,
+            baseline,
+        } => rmapcheck::cmd::kdiff::repro_cmd(
+            &trace,
+            output.as_deref(),
+            &baseline,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
         Cmd::Compare {
             base,
             patch,

@@ -31,6 +31,8 @@ pub struct CheckArgs {
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
+    /// Write a C reproducer of each callers-mode counterexample here (`rmapcheck repro`).
+    pub repro_dir: Option<PathBuf>,
     /// Show progress (a bar on a terminal, plain lines otherwise).
     pub progress: bool,
 }
@@ -161,12 +163,18 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                         }
                     }
                 }
+                if let Some(dir) = &a.repro_dir {
+                    save_repro(t, m, dir, out, err);
+                }
                 if status != 2 {
                     status = 1;
                 }
             }
             Outcome::Interleaving(t) => {
                 let _ = writeln!(out, "\n{}", crate::trace::interleaved::render(t, &prog));
+                if a.repro_dir.is_some() {
+                    let _ = writeln!(out, "no reproducer: an interleaving of a writer and walkers cannot be forced from user space");
+                }
                 if status != 2 {
                     status = 1;
                 }
@@ -176,4 +184,22 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
     }
     status
+}
+
+/// Write `dir/MODEL.repro.c` for a counterexample of model `m`, or say why there is none.
+fn save_repro(
+    t: &crate::trace::Trace,
+    m: &Path,
+    dir: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) {
+    let stem = m.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let path = dir.join(format!("{stem}.repro.c"));
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        let _ = writeln!(err, "cannot create {}: {e}", dir.display());
+        return;
+    }
+    let base = Path::new(super::kdiff::BASELINE);
+    let _ = super::kdiff::write_repro(t, m, Some(&path), base, out, err);
 }

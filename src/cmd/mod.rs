@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod fuzz;
 pub mod interleave;
+pub mod kdiff;
 pub mod list;
 pub mod locks;
 pub mod prove;

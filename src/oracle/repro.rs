@@ -1,0 +1,479 @@
+//! C reproducers of callers-mode counterexamples: a self-contained program (libc only) that
+//! makes the trace's calls as system calls at the kdiff base address, one process per model
+//! mm with pipes passing the turn, checks that every call succeeds and that the final layout in
+//! /proc/self/maps is the one the baseline model predicts, and explains in its header what a
+//! kernel carrying the patch is expected to do. Traces that need contract-mode calls, a
+//! hand-made initial world or interleavings get the reason no reproducer can be made.
+
+use super::layout::{model_layout, Backing, LVma};
+use super::ops::{skip_reason, translate, KOp, Translated};
+use crate::explore::op::{apply, CheckOpts};
+use crate::lang::Program;
+use crate::trace::Trace;
+use std::fmt::Write;
+
+/// What the failing invariant means in kernel terms.
+fn in_kernel_terms(invariant: &str) -> &'static str {
+    match invariant {
+        "tree-precondition" => {
+            "an interval-tree operation on a VMA in the wrong state: vma_interval_tree_remove() of a vm_area_struct that is not in mapping->i_mmap (or an insert_after() next to one that is not), or the anon_vma equivalent. rb_erase() of an unlinked node rewrites the pointers of nodes it is not linked to and corrupts the augmented rbtree; the freed VMA can stay reachable from the tree (use-after-free in later rmap walks)."
+        }
+        "membership" => {
+            "a VMA is missing from, or left in, the rmap tree of its file (i_mmap) or anon_vma: rmap walks (try_to_unmap, folio_referenced, page_mkclean) miss a mapping or visit a freed vm_area_struct."
+        }
+        "cached-keys" | "augment" | "tree-order" | "rb-shape" | "stale-descent" => {
+            "the interval tree's order or its cached subtree-last values go stale: the VMA's vm_start/vm_pgoff/vm_end changed while it was in the tree, so lookups by page offset (vma_interval_tree_foreach) skip VMAs that map the page."
+        }
+        "lock-discipline" | "lock-order" | "deadlock" => {
+            "an rmap tree is changed without the lock that guards it (i_mmap_rwsem, the anon_vma root rwsem) or locks are taken out of the order of mm/rmap.c."
+        }
+        _ => "an invariant of the rmap trees does not hold after the call (see the model's message).",
+    }
+}
+
+/// Why a trace has no reproducer, or None.
+fn refusal(t: &Trace) -> Option<String> {
+    if !t.initial.mm.iter().all(|m| m.vma.is_empty()) || !t.initial.anon_vma.is_empty() {
+        return Some("the trace starts from a hand-made world with VMAs or anon_vmas; only traces that start from the scope's empty mm can be replayed with system calls".into());
+    }
+    if t.initial.mm.len() != 1 {
+        return Some("the trace starts with more than one mm".into());
+    }
+    for (i, c) in t.calls.iter().enumerate() {
+        if let Some(r) = skip_reason(&c.func) {
+            return Some(format!("call {} ({c}) has no system call: {r}", i + 1));
+        }
+    }
+    if t.calls.is_empty() {
+        return Some("the trace has no calls: its initial world already fails".into());
+    }
+    None
+}
+
+/// The C reproducer of `t`; `baseline` (named `base_name`) gives the layout an unpatched kernel
+/// shows. Err says why no reproducer can be made.
+pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<String, String> {
+    if let Some(r) = refusal(t) {
+        return Err(format!("no reproducer: {r}"));
+    }
+    let mut w = t.initial.build()?.canonical();
+    let mut ops = Vec::new();
+    for (i, c) in t.calls.iter().enumerate() {
+        let op = match translate(&w, c)? {
+            Translated::Op(o) => Some(o),
+            Translated::Skip(_) => None,
+        };
+        let r = apply(baseline, &mut w, c, CheckOpts::default());
+        if let Some(f) = r.failure {
+            return Err(format!(
+                "no reproducer: the baseline model {base_name} fails at call {} ({c}): {}",
+                i + 1,
+                f.invariant()
+            ));
+        }
+        w = w.canonical();
+        ops.push(op);
+    }
+    let names: Vec<String> = w.files.iter().map(|f| f.name.clone()).collect();
+    let live: Vec<usize> = (0..w.mms.len()).filter(|&m| !w.mms[m].freed).collect();
+    let finals: Vec<(usize, Vec<LVma>)> = live.iter().map(|&m| (m, model_layout(&w, m))).collect();
+    let mut c = String::new();
+    header(&mut c, t, base_name);
+    prelude(&mut c, w.mms.len(), &w, t.scope.pages);
+    // who runs each block: the owner of each call, then the final checks in mm order
+    let mut owners: Vec<usize> = ops
+        .iter()
+        .map(|o| o.as_ref().map_or(0, |o| o.mm()))
+        .collect();
+    owners.extend(live.iter().copied());
+    let _ = writeln!(c, "int main(void)\n{{\n\tsetup();\n\tpass(0);");
+    for (i, (call, op)) in t.calls.iter().zip(&ops).enumerate() {
+        let me = owners[i];
+        let next = owners[i + 1];
+        let _ = writeln!(c, "\n\t/* trace step {}: model call {call} */", i + 1);
+        let _ = writeln!(c, "\tif (me == {me}) {{\n\t\twait_turn({me});");
+        match op {
+            None => {
+                let _ = writeln!(c, "\t\t/* nothing to do on the kernel */");
+            }
+            Some(op) => emit(&mut c, op, next),
+        }
+        if !matches!(op, Some(KOp::Fork { .. })) {
+            let _ = writeln!(c, "\t\tpass({next});");
+        }
+        let _ = writeln!(c, "\t}}");
+    }
+    let n = t.calls.len();
+    for (j, (m, lay)) in finals.iter().enumerate() {
+        let next = owners.get(n + j + 1).map_or(-1, |&o| o as i64);
+        let _ = writeln!(
+            c,
+            "\n\t/* the layout the model predicts for mm#{m} after the last call */"
+        );
+        let _ = writeln!(
+            c,
+            "\tif (me == {m}) {{\n\t\tstatic const struct want w[] = {{"
+        );
+        for v in lay {
+            let _ = writeln!(c, "\t\t\t/* {} */", v.describe(&names, false));
+            let f = match v.backing {
+                Backing::File(f) => f as i64,
+                _ => -1,
+            };
+            let _ = writeln!(
+                c,
+                "\t\t\t{{ {}, {}, {f}, {}, {}, {} }},",
+                v.start, v.end, v.pgoff, v.writable as u8, v.shared as u8
+            );
+        }
+        if lay.is_empty() {
+            let _ = writeln!(c, "\t\t\t{{ 0, 0, -1, 0, 0, 0 }},");
+        }
+        let _ = writeln!(
+            c,
+            "\t\t}};\n\t\twait_turn({m});\n\t\tcheck_layout(w, {});",
+            lay.len()
+        );
+        if next >= 0 {
+            let _ = writeln!(c, "\t\tpass({next});");
+        }
+        let _ = writeln!(c, "\t}}");
+    }
+    let _ = writeln!(c, "\treturn finish();\n}}");
+    Ok(c)
+}
+
+fn header(c: &mut String, t: &Trace, base_name: &str) {
+    let f = t.failure.as_ref();
+    let inv = t.invariant();
+    let _ = writeln!(c, "/*");
+    let _ = writeln!(
+        c,
+        " * Reproducer generated by `rmapcheck repro` for a counterexample of"
+    );
+    let _ = writeln!(
+        c,
+        " *   model {} ({}), invariant `{inv}`.",
+        t.model,
+        t.scope.summary()
+    );
+    let _ = writeln!(
+        c,
+        " *\n * On a kernel WITH the patch under review the last call is expected to break"
+    );
+    let _ = writeln!(c, " * the rmap trees:");
+    wrap(c, in_kernel_terms(inv));
+    if let Some(f) = f {
+        if let Some(s) = f.step.and_then(|s| t.steps.get(s)) {
+            let _ = writeln!(
+                c,
+                " * The model fails in {} at `{}`.",
+                s.func,
+                s.what.replace("*/", "* /")
+            );
+        }
+        for v in &f.violations {
+            wrap(
+                c,
+                &format!("{}: {}", v.invariant, v.message.replace("*/", "* /")),
+            );
+        }
+    }
+    let _ = writeln!(
+        c,
+        " * Nothing visible in user space need go wrong: build that kernel with"
+    );
+    let _ = writeln!(
+        c,
+        " * CONFIG_DEBUG_VM=y and CONFIG_DEBUG_VM_RB=y (the interval trees are verified on"
+    );
+    let _ = writeln!(
+        c,
+        " * every insert and remove) and CONFIG_KASAN=y (use-after-free of the vm_area_struct)"
+    );
+    let _ = writeln!(
+        c,
+        " * and look for their reports in dmesg after running this program."
+    );
+    let _ = writeln!(
+        c,
+        " *\n * On a kernel WITHOUT the patch every call succeeds and the final layout is the"
+    );
+    let _ = writeln!(
+        c,
+        " * one {base_name} predicts; the program prints it and exits 0."
+    );
+    let _ = writeln!(
+        c,
+        " * Model page p is the 4 KiB page at BASE + p * 4096; model mm#k is a process."
+    );
+    let _ = writeln!(
+        c,
+        " * Build and run: cc -O2 -Wall -o repro repro.c && ./repro"
+    );
+    let _ = writeln!(c, " */");
+}
+
+/// Append `text` as comment lines of at most 80 columns.
+fn wrap(c: &mut String, text: &str) {
+    let mut line = String::from(" *");
+    for w in text.split_whitespace() {
+        if line.len() + 1 + w.len() > 80 {
+            let _ = writeln!(c, "{line}");
+            line = String::from(" *");
+        }
+        line.push(' ');
+        line.push_str(w);
+    }
+    let _ = writeln!(c, "{line}");
+}
+
+fn emit(c: &mut String, op: &KOp, next: usize) {
+    let _ = match *op {
+        KOp::Mmap { start, len, file, pgoff, shared, .. } => {
+            let fd = file.map_or("-1".to_string(), |f| format!("fd[{f}]"));
+            let flags = match (file, shared) {
+                (None, _) => "MAP_PRIVATE | MAP_ANONYMOUS",
+                (Some(_), true) => "MAP_SHARED",
+                (Some(_), false) => "MAP_PRIVATE",
+            };
+            writeln!(c, "\t\tdo_mmap({start}, {len}, {fd}, {pgoff}, {flags});")
+        }
+        KOp::Munmap { start, len, .. } => writeln!(
+            c,
+            "\t\tif (munmap(PAGE_AT({start}), {len} * PG))\n\t\t\tdie(\"munmap\");"
+        ),
+        KOp::Mprotect { start, len, writable, .. } => {
+            let prot = if writable { "PROT_READ | PROT_WRITE" } else { "PROT_READ" };
+            writeln!(c, "\t\tif (mprotect(PAGE_AT({start}), {len} * PG, {prot}))\n\t\t\tdie(\"mprotect\");")
+        }
+        KOp::Mremap { start, old_len, new_len, .. } => writeln!(
+            c,
+            "\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG, 0) == MAP_FAILED)\n\t\t\tdie(\"mremap\");"
+        ),
+        KOp::WriteFault { page, store: true, .. } => {
+            writeln!(c, "\t\t*(volatile char *)PAGE_AT({page}) = 1;\t/* write fault */")
+        }
+        KOp::WriteFault { page, store: false, .. } => {
+            writeln!(c, "\t\tforce_write({page});\t/* write fault on a read-only private VMA */")
+        }
+        KOp::ReadFault { page, .. } => {
+            writeln!(c, "\t\t(void)*(volatile char *)PAGE_AT({page});\t/* read fault */")
+        }
+        KOp::Fork { child, .. } => writeln!(
+            c,
+            "\t\tpid_t p = fork();\n\t\tif (p < 0)\n\t\t\tdie(\"fork\");\n\t\tif (p == 0)\n\t\t\tme = {child};\t/* the child is mm#{child} */\n\t\telse\n\t\t\tpass({next});"
+        ),
+    };
+}
+
+fn prelude(c: &mut String, mms: usize, w: &crate::world::World, pages: u64) {
+    let nf = w.files.len().max(1);
+    let mut files = String::new();
+    for (i, f) in w.files.iter().enumerate() {
+        let _ = writeln!(
+            files,
+            "\tfd[{i}] = {};\t/* file#{i} ({}) */",
+            if f.dev_zero {
+                "open(\"/dev/zero\", O_RDWR)".to_string()
+            } else {
+                "temp_file()".to_string()
+            },
+            f.name
+        );
+        let _ = writeln!(
+            files,
+            "\tif (fd[{i}] < 0)\n\t\tdie(\"open\");\n\tino[{i}] = inode_of(fd[{i}]);"
+        );
+    }
+    let size = 4 * pages + 16;
+    let _ = write!(
+        c,
+        "{}",
+        PRELUDE
+            .replace("@MMS@", &mms.to_string())
+            .replace("@NFILES@", &nf.to_string())
+            .replace("@PAGES@", &pages.to_string())
+            .replace("@SIZE@", &size.to_string())
+            .replace("@FILES@", &files)
+    );
+}
+
+const PRELUDE: &str = r#"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define HELPER static __attribute__((unused))
+#define BASE 0x7e0000000000UL	/* model page 0 (as rmapcheck kdiff) */
+#define PG 4096UL
+#define PAGES @PAGES@UL	/* the model's address space, in pages */
+#define PAGE_AT(p) ((void *)(BASE + (unsigned long)(p) * PG))
+#define NMM @MMS@	/* model mms, one process each */
+
+struct want {
+	unsigned long start, end;	/* pages */
+	int file;			/* model file index, -1: anonymous */
+	unsigned long pgoff;
+	int writable, shared;
+};
+
+static int me;			/* the model mm this process stands for */
+static int turn[NMM][2];	/* a byte in turn[k] lets mm#k's process make its next call */
+static int fd[@NFILES@];
+static unsigned long ino[@NFILES@];
+static int bad;
+
+HELPER void die(const char *what)
+{
+	fprintf(stderr, "mm#%d: %s: %s\n", me, what, strerror(errno));
+	exit(1);
+}
+
+HELPER void wait_turn(int k)
+{
+	char b;
+
+	if (read(turn[k][0], &b, 1) != 1)
+		die("read turn");
+}
+
+HELPER void pass(int k)
+{
+	if (write(turn[k][1], "t", 1) != 1)
+		die("write turn");
+}
+
+HELPER void do_mmap(unsigned long start, unsigned long len, int f, unsigned long pgoff, int flags)
+{
+	void *p = mmap(PAGE_AT(start), len * PG, PROT_READ | PROT_WRITE,
+		       flags | MAP_FIXED_NOREPLACE, f, f < 0 ? 0 : (off_t)(pgoff * PG));
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	if (p != PAGE_AT(start)) {
+		errno = EEXIST;
+		die("mmap (MAP_FIXED_NOREPLACE not honoured)");
+	}
+}
+
+/* A write through /proc/self/mem breaks COW like a write fault, also where PROT_WRITE is off. */
+HELPER void force_write(unsigned long page)
+{
+	char one = 1;
+	int m = open("/proc/self/mem", O_RDWR);
+
+	if (m < 0 || pwrite(m, &one, 1, (off_t)(BASE + page * PG)) != 1)
+		die("write /proc/self/mem");
+	close(m);
+}
+
+HELPER int temp_file(void)
+{
+	char path[] = "/tmp/rmapcheck-repro-XXXXXX";
+	int f = mkstemp(path);
+
+	if (f < 0)
+		return -1;
+	unlink(path);
+	if (ftruncate(f, @SIZE@ * PG))
+		return -1;
+	return f;
+}
+
+/* The inode /proc/self/maps shows for mappings of f. */
+HELPER unsigned long inode_of(int f)
+{
+	char line[512];
+	unsigned long s, e, off, inode = 0;
+	void *p = mmap(NULL, PG, PROT_READ, MAP_PRIVATE, f, 0);
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (p == MAP_FAILED || !maps)
+		die("probe mapping");
+	while (fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %lu", &s, &e, &off, &inode) == 4 &&
+		    s == (unsigned long)p)
+			break;
+	fclose(maps);
+	munmap(p, PG);
+	return inode;
+}
+
+HELPER void setup(void)
+{
+	int k;
+
+	for (k = 0; k < NMM; k++)
+		if (pipe(turn[k]))
+			die("pipe");
+@FILES@	alarm(10);	/* never hang: a process that waits too long dies */
+}
+
+/* Compare this process's VMAs in the model's range with w[0..n). */
+HELPER void check_layout(const struct want *w, int n)
+{
+	char line[512], perms[8];
+	unsigned long s, e, off, inode;
+	int i = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	if (!maps)
+		die("/proc/self/maps");
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu", &s, &e, perms, &off, &inode) != 5)
+			continue;
+		if (e <= BASE || s >= BASE + PAGES * PG)
+			continue;
+		s = (s - BASE) / PG;
+		e = (e - BASE) / PG;
+		printf("mm#%d: kernel VMA [%lu, %lu) %s offset %lu inode %lu\n", me, s, e, perms,
+		       off / PG, inode);
+		if (i >= n || w[i].start != s || w[i].end != e ||
+		    (perms[1] == 'w') != w[i].writable || (perms[3] == 's') != w[i].shared ||
+		    inode != (w[i].file < 0 ? 0 : ino[w[i].file]) ||
+		    (w[i].file >= 0 && off / PG != w[i].pgoff)) {
+			if (i < n)
+				printf("mm#%d:   the model's VMA %d is [%lu, %lu) %s%s file %d pgoff %lu\n",
+				       me, i, w[i].start, w[i].end, w[i].writable ? "rw" : "ro",
+				       w[i].shared ? " shared" : "", w[i].file, w[i].pgoff);
+			else
+				printf("mm#%d:   the model has no VMA %d\n", me, i);
+			bad = 1;
+		}
+		i++;
+	}
+	fclose(maps);
+	if (i != n) {
+		printf("mm#%d: %d VMAs, the model predicts %d\n", me, i, n);
+		bad = 1;
+	}
+	fflush(stdout);
+}
+
+/* Reap this process's children; mm#0 reports. */
+HELPER int finish(void)
+{
+	int st;
+
+	while (wait(&st) > 0)
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			bad = 1;
+	if (me == 0)
+		printf(bad ? "FAIL: the kernel's layout is not the model's\n"
+			   : "OK: every call succeeded and the layout is the model's\n");
+	return bad;
+}
+
+"#;

@@ -1,0 +1,228 @@
+//! The call sequences kdiff replays, built on the model with the explorer's alphabet: every
+//! sequence up to a depth (only the longest ones are run, since each run compares after every
+//! call and so covers its prefixes), a seeded sample of distinct sequences of one length, or
+//! seeded random walks. Calls the kernel cannot be driven to are skipped and counted by reason;
+//! a call the model itself fails on ends the sequence there and is counted.
+
+use super::ops::{skip_reason, translate, KOp, Translated};
+use crate::explore::alphabet;
+use crate::explore::op::{apply, CheckOpts};
+use crate::explore::scope::Scope;
+use crate::lang::Program;
+use crate::world::scenario::Call;
+use crate::world::World;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use std::collections::{BTreeMap, HashSet};
+use std::ops::ControlFlow;
+
+/// One sequence: the calls, the model world before the first call and after each call, and the
+/// kernel operation of each call (None: the call needs no system call, e.g. exit of nothing).
+#[derive(Clone, Debug)]
+pub struct Seq {
+    pub calls: Vec<Call>,
+    pub worlds: Vec<World>,
+    pub ops: Vec<Option<KOp>>,
+}
+
+impl Seq {
+    /// Processes the sequence needs: mm#0 and one per fork.
+    pub fn mms(&self) -> usize {
+        1 + self
+            .ops
+            .iter()
+            .filter(|o| matches!(o, Some(KOp::Fork { .. })))
+            .count()
+    }
+}
+
+/// Which sequences.
+#[derive(Clone, Copy, Debug)]
+pub enum Gen {
+    /// Every sequence of at most this many calls.
+    All { depth: u32 },
+    /// `count` distinct sequences of `depth` calls, each built by choosing a call uniformly at
+    /// random in each state (not uniform over sequences).
+    Sample { count: usize, depth: u32, seed: u64 },
+    /// `count` random walks of `length` calls (repeats allowed).
+    Walks {
+        count: usize,
+        length: u32,
+        seed: u64,
+    },
+}
+
+/// What generation counted besides the sequences.
+#[derive(Clone, Debug, Default)]
+pub struct GenStats {
+    /// Calls offered by the alphabet and not driven, by reason.
+    pub skipped: BTreeMap<String, usize>,
+    /// Calls the model failed on (an invariant violation in the model), by invariant.
+    pub model_failures: BTreeMap<String, usize>,
+}
+
+/// The drivable successors of a world: (call, world after, kernel op).
+fn successors(
+    prog: &Program,
+    scope: &Scope,
+    w: &World,
+    st: &mut GenStats,
+) -> Result<Vec<(Call, World, Option<KOp>)>, String> {
+    let mut out = Vec::new();
+    for c in alphabet::calls(scope, prog, w) {
+        if let Some(x) = one(prog, scope, w, c, st)? {
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+/// Run one call on the model: None when it is not driven or the model fails on it (counted).
+fn one(
+    prog: &Program,
+    scope: &Scope,
+    w: &World,
+    c: Call,
+    st: &mut GenStats,
+) -> Result<Option<(Call, World, Option<KOp>)>, String> {
+    if let Some(r) = skip_reason(&c.func) {
+        *st.skipped.entry(format!("{}: {r}", c.func)).or_default() += 1;
+        return Ok(None);
+    }
+    let op = match translate(w, &c)? {
+        Translated::Op(o) => Some(o),
+        Translated::Skip(_) => None,
+    };
+    let opts = CheckOpts {
+        record: false,
+        per_step: false,
+        invariants: scope.invariant_set(),
+    };
+    let mut next = w.clone();
+    let r = apply(prog, &mut next, &c, opts);
+    if let Some(f) = r.failure {
+        *st.model_failures
+            .entry(f.invariant().to_string())
+            .or_default() += 1;
+        return Ok(None);
+    }
+    Ok(Some((c, next.canonical(), op)))
+}
+
+/// Generate the sequences from `w0` and hand each to `each` (which may stop the generation).
+pub fn generate(
+    prog: &Program,
+    scope: &Scope,
+    w0: &World,
+    gen: Gen,
+    each: &mut dyn FnMut(&Seq) -> ControlFlow<()>,
+) -> Result<GenStats, String> {
+    let mut st = GenStats::default();
+    let mut seq = Seq {
+        calls: Vec::new(),
+        worlds: vec![w0.clone()],
+        ops: Vec::new(),
+    };
+    match gen {
+        Gen::All { depth } => {
+            let _stopped = dfs(prog, scope, depth, &mut seq, &mut st, each)?;
+        }
+        Gen::Sample { count, depth, seed } => {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut seen = HashSet::new();
+            let mut tries = 0;
+            while seen.len() < count && tries < count * 20 + 100 {
+                tries += 1;
+                let s = walk(prog, scope, w0, depth, &mut rng, &mut st)?;
+                let key: Vec<String> = s.calls.iter().map(|c| c.to_string()).collect();
+                if s.calls.is_empty() || !seen.insert(key) {
+                    continue;
+                }
+                if each(&s).is_break() {
+                    break;
+                }
+            }
+        }
+        Gen::Walks {
+            count,
+            length,
+            seed,
+        } => {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            for _ in 0..count {
+                let s = walk(prog, scope, w0, length, &mut rng, &mut st)?;
+                if !s.calls.is_empty() && each(&s).is_break() {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(st)
+}
+
+fn dfs(
+    prog: &Program,
+    scope: &Scope,
+    depth: u32,
+    seq: &mut Seq,
+    st: &mut GenStats,
+    each: &mut dyn FnMut(&Seq) -> ControlFlow<()>,
+) -> Result<ControlFlow<()>, String> {
+    let next = if (seq.calls.len() as u32) < depth {
+        let w = seq.worlds.last().expect("initial world");
+        successors(prog, scope, w, st)?
+    } else {
+        Vec::new()
+    };
+    if next.is_empty() {
+        if seq.calls.is_empty() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        return Ok(each(seq));
+    }
+    for (c, w, op) in next {
+        seq.calls.push(c);
+        seq.worlds.push(w);
+        seq.ops.push(op);
+        let r = dfs(prog, scope, depth, seq, st, each)?;
+        seq.calls.pop();
+        seq.worlds.pop();
+        seq.ops.pop();
+        if r.is_break() {
+            return Ok(r);
+        }
+    }
+    Ok(ControlFlow::Continue(()))
+}
+
+fn walk(
+    prog: &Program,
+    scope: &Scope,
+    w0: &World,
+    length: u32,
+    rng: &mut Xoshiro256PlusPlus,
+    st: &mut GenStats,
+) -> Result<Seq, String> {
+    let mut s = Seq {
+        calls: Vec::new(),
+        worlds: vec![w0.clone()],
+        ops: Vec::new(),
+    };
+    for _ in 0..length {
+        let w = s.worlds.last().expect("world").clone();
+        // pick calls at random until one is driven and the model runs it
+        let mut offered = alphabet::calls(scope, prog, &w);
+        let mut step = None;
+        while !offered.is_empty() && step.is_none() {
+            let c = offered.swap_remove(rng.random_range(0..offered.len()));
+            step = one(prog, scope, &w, c, st)?;
+        }
+        let Some((c, w, op)) = step else {
+            break;
+        };
+        s.calls.push(c);
+        s.worlds.push(w);
+        s.ops.push(op);
+    }
+    Ok(s)
+}

@@ -1,0 +1,365 @@
+//! `rmapcheck kdiff` against the running kernel and `rmapcheck repro` end to end: every
+//! callers-mode sequence of depth <= 2 of the default scope and seeded samples of depth 3 and 4
+//! agree with the kernel (apart from the named known model findings, which are reported);
+//! the mremap finding fails a run that does not tolerate it; bad input exits 2; the seed-004
+//! reproducer compiles with `cc -O2 -Wall` and runs clean on this (unpatched) kernel.
+//! Tests that need the kernel skip with a message where it refuses the base address, and the
+//! reproducer test skips where `cc` is missing (.ci/run installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "rmapcheck-kdiff-test-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Run kdiff; None (after saying so) when the kernel refuses the base address.
+fn kdiff(args: &[&str], tmpdir: Option<&Path>) -> Option<(i32, String, String)> {
+    let mut c = bin();
+    c.arg("kdiff").args(args);
+    if let Some(d) = tmpdir {
+        c.env("TMPDIR", d);
+    }
+    let o = c.output().unwrap();
+    let (out, err) = text(&o);
+    if err.contains("refuses the base address") {
+        eprintln!("SKIPPED: {}", err.trim());
+        return None;
+    }
+    Some((o.status.code().unwrap_or(-1), out, err))
+}
+
+/// A number printed after `key` in `s`.
+fn number(s: &str, key: &str) -> usize {
+    let at = s.find(key).unwrap_or_else(|| panic!("no {key:?} in {s}")) + key.len();
+    s[at..]
+        .trim_start()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn every_sequence_of_depth_two_agrees_and_leaves_no_file() {
+    let dir = tmp("depth2");
+    let Some((rc, out, err)) = kdiff(&["--max-depth", "2", "--tolerate-known"], Some(&dir)) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("AGREES"), "{out}");
+    assert!(out.contains("every sequence of depth <= 2"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "kernel {}",
+            std::str::from_utf8(&Command::new("uname").arg("-r").output().unwrap().stdout)
+                .unwrap()
+                .trim()
+        )),
+        "{out}"
+    );
+    let seqs = number(&out, "\n  sequences ");
+    let calls = number(&out, "calls compared ");
+    assert!(seqs > 1000, "{out}");
+    // every sequence of the default scope can be extended to depth 2
+    assert_eq!(calls, 2 * seqs, "{out}");
+    assert!(
+        out.contains("skipped calls:") && out.contains("sys_shift_down"),
+        "{out}"
+    );
+    // the temp files stand-ins are gone
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn seeded_samples_of_depth_three_and_four_agree() {
+    for (depth, seed) in [("3", "11"), ("4", "12")] {
+        let Some((rc, out, err)) = kdiff(
+            &[
+                "--max-depth",
+                depth,
+                "--sample",
+                "120",
+                "--seed",
+                seed,
+                "--tolerate-known",
+            ],
+            None,
+        ) else {
+            return;
+        };
+        assert_eq!(rc, 0, "{out}{err}");
+        assert!(
+            out.contains(&format!("120 sampled sequences of depth {depth}")),
+            "{out}"
+        );
+        assert_eq!(number(&out, "\n  sequences "), 120, "{out}");
+        assert!(out.contains("AGREES"), "{out}");
+    }
+}
+
+#[test]
+fn random_walks_agree() {
+    let Some((rc, out, err)) = kdiff(
+        &[
+            "--walks",
+            "40",
+            "--length",
+            "8",
+            "--seed",
+            "5",
+            "--tolerate-known",
+        ],
+        None,
+    ) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(
+        out.contains("40 random walks of length 8 (seed 5)"),
+        "{out}"
+    );
+    assert!(number(&out, "calls compared ") > 40, "{out}");
+}
+
+/// Only mmap and mremap growing in place: the known mremap finding shows up.
+const MREMAP_SCOPE: &str = "name = \"mremap\"\nmax_depth = 3\npages = 3\nfiles = 0\ndev_zero = false\nshared = false\nmax_mms = 1\nentries = [\"sys_mmap\", \"sys_mremap_expand\"]\n";
+
+#[test]
+fn the_mremap_finding_fails_the_run_unless_tolerated() {
+    let dir = tmp("mremap");
+    let scope = dir.join("mremap.toml");
+    std::fs::write(&scope, MREMAP_SCOPE).unwrap();
+    let s = scope.to_str().unwrap();
+    let Some((rc, out, err)) = kdiff(&["--scope", s], None) else {
+        return;
+    };
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("KNOWN MODEL FINDING mremap-expand-merges-next"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sys_mremap_expand(mm#0, 0, 2)   <- compared after this call"),
+        "{out}"
+    );
+    assert!(out.contains("<- differs"), "{out}");
+    assert!(out.contains("MISMATCHES: 0 of"), "{out}");
+    let Some((rc, out, _)) = kdiff(&["--scope", s, "--tolerate-known"], None) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains("known model findings (tolerated)"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2() {
+    for (args, msg) in [
+        (vec!["--scope", "nope"], "not a built-in scope"),
+        (vec!["--sample", "0"], "no sequence to run"),
+        (vec!["--sample", "3", "--walks", "3"], "exclude each other"),
+        (vec!["--max-depth", "0"], "depth 0 makes no call"),
+        (vec!["no/such/model.rmap"], "no/such/model.rmap"),
+    ] {
+        let o = bin().arg("kdiff").args(&args).output().unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+}
+
+fn have_cc() -> bool {
+    Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn seed_004_reproducer_compiles_and_runs_clean_on_this_kernel() {
+    let dir = tmp("repro");
+    let o = bin()
+        .args([
+            "check",
+            "models/patches/skip-anon-file-rmap.rmap",
+            "--quiet",
+            "--trace-dir",
+        ])
+        .arg(&dir)
+        .arg("--repro-dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let trace = dir.join("skip-anon-file-rmap.trace.json");
+    let from_check = std::fs::read_to_string(dir.join("skip-anon-file-rmap.repro.c")).unwrap();
+    let c = dir.join("repro.c");
+    let o = bin()
+        .arg("repro")
+        .arg(&trace)
+        .arg("-o")
+        .arg(&c)
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let src = std::fs::read_to_string(&c).unwrap();
+    assert_eq!(src, from_check);
+    assert!(src.contains("invariant `tree-precondition`"), "{src}");
+    assert!(src.contains("CONFIG_DEBUG_VM_RB=y"), "{src}");
+    assert!(
+        src.contains("/* trace step 1: model call sys_mmap(mm#0, file#1, 0, 1, 0, false) */"),
+        "{src}"
+    );
+    if !have_cc() {
+        eprintln!("SKIPPED: no C compiler (cc) to build the reproducer");
+        return;
+    }
+    let exe = dir.join("repro");
+    let o = Command::new("cc")
+        .args(["-O2", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = Command::new(&exe).output().unwrap();
+    let (out, err) = text(&o);
+    if err.contains("MAP_FIXED_NOREPLACE") || err.contains("mmap: File exists") {
+        eprintln!("SKIPPED: the kernel refuses the base address: {err}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("OK: every call succeeded and the layout is the model's"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mm#0: kernel VMA [0, 2) rw-p offset 0"),
+        "{out}"
+    );
+}
+
+#[test]
+fn repro_refuses_what_no_system_call_can_do() {
+    let dir = tmp("refuse");
+    let o = bin()
+        .args([
+            "check",
+            "models/patches/inplace-pgoff-unchanged.rmap",
+            "--quiet",
+            "--mode",
+            "contract",
+            "--trace-dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let o = bin()
+        .arg("repro")
+        .arg(dir.join("inplace-pgoff-unchanged.trace.json"))
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("no reproducer") && err.contains("contract_"),
+        "{err}"
+    );
+    // not a trace at all
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"calls\": 3}").unwrap();
+    let o = bin().arg("repro").arg(&bad).output().unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bad.json:1:"), "{err}");
+}
+
+#[test]
+fn reproducer_with_a_fork_runs_each_mm_in_its_own_process() {
+    let dir = tmp("fork");
+    let o = bin()
+        .args([
+            "check",
+            "models/patches/skip-anon-file-rmap.rmap",
+            "--quiet",
+            "--trace-dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let path = dir.join("skip-anon-file-rmap.trace.json");
+    let mut t =
+        rmapcheck::trace::Trace::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    t.calls = [
+        "sys_mmap(mm#0, NULL, 0, 2, 0, false)",
+        "do_anonymous_fault(mm#0, 0)",
+        "sys_fork(mm#0)",
+        "sys_mprotect(mm#1, 0, 1, false)",
+        "sys_munmap(mm#0, 1, 2)",
+        "sys_mmap(mm#1, file#0, 2, 4, 2, true)",
+    ]
+    .iter()
+    .map(|c| rmapcheck::world::scenario::Call::parse(c).unwrap())
+    .collect();
+    std::fs::write(&path, t.to_json()).unwrap();
+    let c = dir.join("fork.c");
+    let o = bin()
+        .arg("repro")
+        .arg(&path)
+        .arg("-o")
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+    let src = std::fs::read_to_string(&c).unwrap();
+    assert!(src.contains("me = 1;\t/* the child is mm#1 */"), "{src}");
+    if !have_cc() {
+        eprintln!("SKIPPED: no C compiler (cc) to build the reproducer");
+        return;
+    }
+    let exe = dir.join("fork");
+    let o = Command::new("cc")
+        .args(["-O2", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = Command::new(&exe).output().unwrap();
+    let (out, err) = text(&o);
+    if err.contains("mmap: File exists") {
+        eprintln!("SKIPPED: the kernel refuses the base address: {err}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("mm#1: kernel VMA [0, 1) r--p"), "{out}");
+    assert!(
+        out.contains("mm#1: kernel VMA [2, 4) rw-s offset 2"),
+        "{out}"
+    );
+    assert!(out.contains("mm#0: kernel VMA [0, 1) rw-p"), "{out}");
+    assert!(out.contains("OK: every call succeeded"), "{out}");
+}
