@@ -112,3 +112,61 @@ fn bad_proof_file_and_scenario() {
     assert_eq!(run(&model, &s, &mut out, &mut err), 2);
     assert!(String::from_utf8(err).unwrap().contains("empty range"));
 }
+
+/// A search that makes no call checks nothing: an error (exit 2), never `holds`.
+#[test]
+fn a_search_that_makes_no_call_is_an_error_not_holds() {
+    let empty = tmp("empty.rmap", "/* no functions at all */\n");
+    let no_entries = tmp(
+        "noentry.rmap",
+        "static int helper(int x)\n{\n\treturn x;\n}\n",
+    );
+    for m in [&empty, &no_entries] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let a = CheckArgs {
+            models: vec![m.clone()],
+            ..Default::default()
+        };
+        let rc = check(&a, &mut out, &mut err);
+        let (out, err) = (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        );
+        assert_eq!(rc, 2, "{out}{err}");
+        assert!(err.contains("the search made no call"), "{err}");
+        assert!(!out.contains("holds"), "{out}");
+    }
+    let p = tmp("entries.toml", "entries = [\"sys_nothing\"]\n");
+    let e = check_err(CheckArgs {
+        models: vec!["models/v7.3-rc4/baseline.rmap".into()],
+        scope: Some(p.display().to_string()),
+        ..Default::default()
+    });
+    assert!(
+        e.contains("made no call") && e.contains("sys_nothing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn scope_bounds_that_cannot_make_a_search_are_rejected() {
+    for (text, key) in [
+        ("max_vmas = 0\n", "max_vmas = 0"),
+        ("max_states = 0\n", "max_states must be at least 1"),
+        ("max_memory_mb = 0\n", "max_memory_mb = 0"),
+        ("max_seconds = -1.0\n", "max_seconds = -1"),
+        ("max_seconds = nan\n", "max_seconds = NaN"),
+        ("max_seconds = 0.0\n", "max_seconds = 0"),
+    ] {
+        let p = tmp("bounds.toml", text);
+        let e = check_err(CheckArgs {
+            models: vec!["models/v7.3-rc4/baseline.rmap".into()],
+            scope: Some(p.display().to_string()),
+            ..Default::default()
+        });
+        assert!(
+            e.contains("bounds.toml:1:1:") && e.contains(key),
+            "{text}: {e}"
+        );
+    }
+}

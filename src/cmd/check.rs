@@ -53,6 +53,21 @@ pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     Ok(s)
 }
 
+/// Why a search that made no call is an error, not a verdict.
+pub fn no_call(model: &Path, scope: &Scope) -> String {
+    let entries = if scope.entries.is_empty() {
+        "every entry point the model defines".to_string()
+    } else {
+        format!("entries = {:?}", scope.entries)
+    };
+    format!(
+        "{}: the search made no call ({entries} offers none from the initial world): nothing was \
+         checked, so there is no verdict. Does the model define the sys_* / do_*_fault / \
+         contract_* entry points the scope names?",
+        model.display()
+    )
+}
+
 fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
     let v = match outcome {
         Outcome::Holds { exhausted: true } => "holds (state space exhausted)".to_string(),
@@ -134,6 +149,11 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let (outcome, stats) = search(&prog, &name, &scope, &mut report);
         if let Some(b) = bar {
             b.finish_and_clear();
+        }
+        if stats.transitions == 0 && matches!(outcome, Outcome::Holds { .. }) {
+            let _ = writeln!(err, "rmapcheck check: {}", no_call(m, &scope));
+            status = 2;
+            continue;
         }
         let _ = writeln!(out, "{}", verdict_line(m, &outcome, &stats));
         match &outcome {

@@ -287,6 +287,16 @@ pub fn prove(
             None => search(&prog, &name, &scope, &mut |_, _, _, _| {}),
             Some(spec) => interleavings(&prog, &name, root, spec, &scope)?,
         };
+        if o.interleave.is_none()
+            && stats.transitions == 0
+            && matches!(outcome, super::search::Outcome::Holds { .. })
+        {
+            return Err(format!(
+                "obligation {}: the search made no call: nothing was checked (no entry point \
+                 of the scope is offered from the initial world)",
+                out.len() + 1
+            ));
+        }
         out.push(Certificate {
             model: file.model.clone(),
             model_hash: model_hash(&prog),

@@ -128,7 +128,7 @@ impl Scope {
             },
             "walkers" => Scope {
                 name: "walkers".into(),
-                max_depth: 3,
+                max_depth: 4,
                 walkers: 1,
                 walker_depth: 2,
                 ..d
@@ -174,6 +174,27 @@ impl Scope {
         }
         if self.max_mms == 0 {
             return Err("max_mms must be at least 1".into());
+        }
+        if self.max_vmas == 0 || self.max_vmas > 16 {
+            return Err(format!(
+                "max_vmas = {}: must be 1..=16 (no VMA means no call)",
+                self.max_vmas
+            ));
+        }
+        if self.max_states == 0 {
+            return Err("max_states must be at least 1".into());
+        }
+        if self.max_memory_mb == 0 || self.max_memory_mb > 1 << 20 {
+            return Err(format!(
+                "max_memory_mb = {}: must be 1..=1048576",
+                self.max_memory_mb
+            ));
+        }
+        if !(self.max_seconds > 0.0 && self.max_seconds.is_finite()) {
+            return Err(format!(
+                "max_seconds = {}: must be a positive number of seconds",
+                self.max_seconds
+            ));
         }
         if self.files > 8 {
             return Err(format!("files = {}: at most 8", self.files));

@@ -31,6 +31,8 @@ fn fault<T>(msg: impl Into<String>) -> R<T> {
 pub const VM_SHARED: i64 = 0x8;
 /// Bit of `vm_flags` meaning writable (as the models' `#define VM_WRITE`).
 pub const VM_WRITE: i64 = 0x2;
+/// `VM_STACK_INCOMPLETE_SETUP` (as the models' `#define`): exec's stack before its move.
+pub const VM_STACK_INCOMPLETE_SETUP: i64 = 0x30000;
 
 impl World {
     fn obj(&self, v: Value, kind: ObjKind, what: &str) -> R<u32> {

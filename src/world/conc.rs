@@ -38,6 +38,9 @@ pub struct WalkRecord {
     pub required: BTreeSet<u32>,
     /// (mm, address) of the page through each required VMA when the walk began.
     pub required_at: Vec<(u32, (u32, u64))>,
+    /// Ghost ptes `(mm, address, folio)` that map the walked folio and have done so at every
+    /// state since the walk began: each must be reached (`rmap-complete`).
+    pub required_ptes: Vec<(u32, u64, super::Folio)>,
     /// VMAs the walk reported.
     pub found: BTreeSet<u32>,
     /// (mm, address) of the page through each VMA reported, when it was reported.
@@ -157,6 +160,11 @@ impl World {
             let (t, p) = (self.walks[i].target, self.walks[i].pgoff);
             let now = self.mapping_vmas(t, p);
             self.walks[i].required.retain(|v| now.contains(v));
+            let mut ptes = std::mem::take(&mut self.walks[i].required_ptes);
+            ptes.retain(|&(m, a, f)| {
+                self.mms[m as usize].ptes.get(&a) == Some(&f) && !self.temporary_stack(m, a)
+            });
+            self.walks[i].required_ptes = ptes;
         }
         let mut bad = Vec::new();
         for s in &self.sections {
@@ -182,12 +190,14 @@ impl World {
             .iter()
             .filter_map(|&v| Some((v, self.page_address(v, pgoff)?)))
             .collect();
+        let required_ptes = self.ptes_of(target, pgoff);
         self.walks.push(WalkRecord {
             tid: t,
             target,
             pgoff,
             required,
             required_at,
+            required_ptes,
             found: BTreeSet::new(),
             found_at: BTreeSet::new(),
             done: false,
@@ -241,6 +251,22 @@ impl World {
             })
             .map(|v| format!("vma#{v}"))
             .collect();
+        let lost: Vec<String> = w
+            .required_ptes
+            .iter()
+            .filter(|&&(m, a, _)| !w.found_at.contains(&(m, a)))
+            .map(|&(m, a, f)| format!("pte (mm#{m}, address {a}) of {}", self.describe_folio(f)))
+            .collect();
+        if !lost.is_empty() {
+            self.violate(
+                "rmap-complete",
+                format!(
+                    "the walk at pgoff {} (thread {t}) did not reach {}, mapped throughout the walk",
+                    w.pgoff,
+                    lost.join(", ")
+                ),
+            );
+        }
         if !missed.is_empty() {
             let what = match w.target {
                 WalkTarget::File(m) => format!("file walk of mapping#{m}"),
@@ -256,6 +282,43 @@ impl World {
             );
         }
         Ok(())
+    }
+
+    /// Whether `addr` of `mm` lies in exec's stack while it is being moved
+    /// (`VM_STACK_INCOMPLETE_SETUP`): its pages are at the wrong linear index until
+    /// move_page_tables() runs, and the kernel accepts that rmap walks miss them then (migration
+    /// skips such a VMA; reclaim just fails to unmap the page), so `rmap-complete` does not
+    /// require them of a concurrent walk.
+    fn temporary_stack(&self, mm: u32, addr: u64) -> bool {
+        let vmas = &self.mms[mm as usize].vmas;
+        vmas.range(..=addr).next_back().is_some_and(|(_, &(e, v))| {
+            addr < e
+                && self.vmas[v as usize].vm_flags & super::builtins::VM_STACK_INCOMPLETE_SETUP != 0
+        })
+    }
+
+    /// The ptes that map the folio a walk of `target` at `pgoff` is for: the page-cache folio
+    /// of a file walk, or the anonymous folios of the walked anon_vma at that index.
+    fn ptes_of(&self, target: WalkTarget, pgoff: u64) -> Vec<(u32, u64, super::Folio)> {
+        let mut out = Vec::new();
+        for (m, mm) in self.mms.iter().enumerate() {
+            for (&a, &f) in &mm.ptes {
+                let hit = match (target, f) {
+                    (WalkTarget::File(x), super::Folio::File { mapping, index }) => {
+                        x == mapping && index == pgoff
+                    }
+                    (WalkTarget::Anon(x), super::Folio::Anon(i)) => {
+                        let af = &self.anon_folios[i as usize];
+                        af.anon_vma == x && af.index == pgoff
+                    }
+                    _ => false,
+                };
+                if hit {
+                    out.push((m as u32, a, f));
+                }
+            }
+        }
+        out
     }
 
     /// (mm, address) at which `v` maps `pgoff` now, if it does.
