@@ -22,6 +22,26 @@ enum Format {
     Json,
     /// The rmap trees at the failure, as Graphviz DOT.
     Dot,
+    /// KTAP version 1 (kselftest, KUnit).
+    Ktap,
+    /// JUnit XML for generic CI.
+    Junit,
+    /// A Markdown summary for a review comment.
+    Markdown,
+}
+
+impl Format {
+    fn lib(self) -> rmapcheck::cmd::check::TraceFormat {
+        use rmapcheck::cmd::check::TraceFormat as T;
+        match self {
+            Format::Text => T::Text,
+            Format::Json => T::Json,
+            Format::Dot => T::Dot,
+            Format::Ktap => T::Ktap,
+            Format::Junit => T::Junit,
+            Format::Markdown => T::Markdown,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -29,9 +49,10 @@ enum Cmd {
     /// Exhaustively check models (default: models/v7.3-rc4 and models/patches) at a scope.
     /// Exit status: 0 all hold, 1 a counterexample, 2 usage or model errors, 3 incomplete.
     Check {
-        /// Model files; all baseline and patch models under ./models when none are given.
+        /// Model files or directories (every model under a directory, outside lib/ and
+        /// mutants/); all baseline and patch models under ./models when none are given.
         models: Vec<PathBuf>,
-        /// A built-in scope (tiny, default, contract, large) or a scope TOML file.
+        /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
         #[arg(long)]
         scope: Option<String>,
         /// callers (the kernel's call sites) or contract (any documented arguments).
@@ -40,7 +61,8 @@ enum Cmd {
         /// Longest call sequence to explore.
         #[arg(long)]
         max_depth: Option<u32>,
-        /// Output format of counterexamples.
+        /// Output format. With any but text, standard output holds only that document and the
+        /// scope and verdict lines go to standard error.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         /// Save each counterexample as DIR/MODEL.trace.json for `rmapcheck replay`.
@@ -104,7 +126,7 @@ enum Cmd {
     Compare {
         base: PathBuf,
         patch: PathBuf,
-        /// A built-in scope (tiny, default, contract, large) or a scope TOML file.
+        /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
         #[arg(long)]
         scope: Option<String>,
         #[arg(long)]
@@ -117,6 +139,9 @@ enum Cmd {
         /// Processes mapping the library in the execl scenario.
         #[arg(long, default_value_t = 64)]
         procs: u32,
+        /// Do not show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run proof obligations (proofs/*.toml) and print their certificates.
     Prove {
@@ -138,6 +163,12 @@ enum Cmd {
         /// Drop calls and files that the failure does not need before printing.
         #[arg(long)]
         minimise: bool,
+        /// The file is a fuzzer input (a crash file): decode, minimise and print it as a trace.
+        #[arg(long)]
+        crash: bool,
+        /// Print the trace as a scenario TOML that `rmapcheck run --ops` accepts.
+        #[arg(long)]
+        emit_scenario: bool,
     },
     /// Run a scenario's calls on a model and print the world after each call.
     Run {
@@ -277,6 +308,8 @@ fn cmd_bench_tree(nodes: usize, rounds: u64) -> i32 {
 
 fn main() {
     let cli = Cli::parse();
+    // SIGINT / SIGTERM end a search at its next call with an `incomplete` verdict (exit 3)
+    rmapcheck::explore::budget::install_signal_handlers();
     let code = match cli.cmd {
         Cmd::Check {
             models,
@@ -293,11 +326,7 @@ fn main() {
                 scope,
                 mode,
                 max_depth,
-                format: match format {
-                    Format::Text => rmapcheck::cmd::check::TraceFormat::Text,
-                    Format::Json => rmapcheck::cmd::check::TraceFormat::Json,
-                    Format::Dot => rmapcheck::cmd::check::TraceFormat::Dot,
-                },
+                format: format.lib(),
                 trace_dir,
                 repro_dir,
                 progress: !quiet,
@@ -350,6 +379,7 @@ fn main() {
             max_depth,
             scenario,
             procs,
+            quiet,
         } => rmapcheck::cmd::compare::compare(
             &rmapcheck::cmd::compare::CompareArgs {
                 base,
@@ -358,6 +388,7 @@ fn main() {
                     scope,
                     mode,
                     max_depth,
+                    progress: !quiet,
                     ..Default::default()
                 },
                 scenario,
@@ -376,10 +407,16 @@ fn main() {
             file,
             model,
             minimise,
+            crash,
+            emit_scenario,
         } => rmapcheck::cmd::replay::replay(
-            &file,
-            model,
-            minimise,
+            &rmapcheck::cmd::replay::ReplayArgs {
+                file,
+                model,
+                minimise,
+                crash,
+                emit_scenario,
+            },
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),

@@ -147,9 +147,28 @@ fn replay_crash_minimises_and_locates_a_mutant_failure() {
     let (rc, out, _) = run(fuzz_decode, &crash, &models);
     assert_eq!(rc, 0);
     assert!(out.contains("# call 3 fails: "), "{out}");
-    // `rmapcheck replay CRASH` prints the exhaustive checker's text trace of the minimised case
+    // `rmapcheck replay --crash CRASH` prints the exhaustive checker's text trace of the
+    // minimised case; without --crash a file that is not a trace is an error
+    let args = rmapcheck::cmd::replay::ReplayArgs {
+        file: crash.clone(),
+        model: Some(models.clone()),
+        ..Default::default()
+    };
     let (mut o, mut e) = (Vec::new(), Vec::new());
-    let rc = rmapcheck::cmd::replay::replay(&crash, Some(models.clone()), false, &mut o, &mut e);
+    let rc = rmapcheck::cmd::replay::replay(&args, &mut o, &mut e);
+    let msg = String::from_utf8_lossy(&e).to_string();
+    assert_eq!(rc, 2, "{msg}");
+    assert!(
+        msg.contains("not a trace") || msg.contains("not JSON"),
+        "{msg}"
+    );
+    assert!(o.is_empty());
+    let args = rmapcheck::cmd::replay::ReplayArgs {
+        crash: true,
+        ..args
+    };
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let rc = rmapcheck::cmd::replay::replay(&args, &mut o, &mut e);
     let trace = String::from_utf8_lossy(&o).to_string();
     assert_eq!(rc, 1, "{trace}{}", String::from_utf8_lossy(&e));
     assert!(trace.starts_with("rmapcheck counterexample: "), "{trace}");

@@ -1,24 +1,42 @@
 //! `rmapcheck check`: exhaustive checking of models at a scope, one verdict line per model, a
-//! text (or JSON) counterexample for each model that fails. Exit status: 0 all hold, 1 a
-//! counterexample, 2 usage or model errors, 3 incomplete.
+//! counterexample for each model that fails. Exit status: 0 all hold, 1 a counterexample, 2
+//! usage or model errors, 3 incomplete (a bound, or SIGINT/SIGTERM).
+//!
+//! With a machine format (json, dot, ktap, junit, markdown) standard output holds only that
+//! document; the scope and verdict lines go to standard error.
 
+use super::formats::{self, Case, Status};
 use super::{discover_models, load_model};
+use crate::explore::budget::{self, Budget};
 use crate::explore::scope::{Mode, Scope};
-use crate::explore::search::{search, Outcome, Stats};
+use crate::explore::search::{search_within, Outcome, Stats};
 use crate::trace::text;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How counterexamples are printed.
+/// How results are printed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TraceFormat {
     /// Plain text for a patch review (80 columns, ASCII).
     #[default]
     Text,
-    /// JSON that `rmapcheck replay` re-runs.
+    /// One JSON document: the scope and every model's verdict with its trace (replayable).
     Json,
-    /// The rmap trees at the failure as Graphviz DOT.
+    /// The rmap trees at each failure as Graphviz DOT.
     Dot,
+    /// KTAP version 1, as kselftest and KUnit print it.
+    Ktap,
+    /// JUnit XML.
+    Junit,
+    /// A Markdown summary for a review comment.
+    Markdown,
+}
+
+impl TraceFormat {
+    /// Whether standard output holds one machine-readable document.
+    pub fn is_machine(self) -> bool {
+        self != TraceFormat::Text
+    }
 }
 
 /// Options of `rmapcheck check`.
@@ -33,7 +51,7 @@ pub struct CheckArgs {
     pub trace_dir: Option<PathBuf>,
     /// Write a C reproducer of each callers-mode counterexample here (`rmapcheck repro`).
     pub repro_dir: Option<PathBuf>,
-    /// Show progress (a bar on a terminal, plain lines otherwise).
+    /// Show progress (a spinner on a terminal).
     pub progress: bool,
 }
 
@@ -68,7 +86,8 @@ pub fn no_call(model: &Path, scope: &Scope) -> String {
     )
 }
 
-fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
+/// The verdict line of one model.
+pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
     let v = match outcome {
         Outcome::Holds { exhausted: true } => "holds (state space exhausted)".to_string(),
         Outcome::Holds { exhausted: false } => format!("holds up to depth {}", st.depth),
@@ -85,15 +104,69 @@ fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
         String::new()
     };
     format!(
-        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, p(fingerprint collision) {:.1e}",
+        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, peak RSS {} MiB, \
+         p(fingerprint collision) {:.1e}",
         model.display(),
         st.states,
         st.transitions,
         st.depth,
         st.seconds,
         st.states_per_second(),
+        budget::peak_resident_bytes() >> 20,
         st.collision_probability()
     )
+}
+
+/// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two
+/// models share a stem, the path's components joined with `-`.
+pub fn trace_stems(models: &[PathBuf]) -> Vec<String> {
+    let stem = |m: &Path| {
+        m.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("model")
+            .to_string()
+    };
+    let stems: Vec<String> = models.iter().map(|m| stem(m)).collect();
+    models
+        .iter()
+        .zip(&stems)
+        .map(|(m, s)| {
+            if stems.iter().filter(|t| *t == s).count() == 1 {
+                return s.clone();
+            }
+            let p = m.with_extension("");
+            p.components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(n) => n.to_str(),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("-")
+        })
+        .collect()
+}
+
+/// Refuse an output directory that is an existing non-directory.
+pub fn check_out_dir(flag: &str, dir: &Path) -> Result<(), String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{flag} {}: exists and is not a directory",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Write `text` to `path` atomically (a temporary file in the same directory, then renamed), so
+/// an interrupted run never leaves half a trace.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
@@ -104,6 +177,12 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return 2;
         }
     };
+    for (flag, dir) in [("--trace-dir", &a.trace_dir), ("--repro-dir", &a.repro_dir)] {
+        if let Some(Err(e)) = dir.as_deref().map(|d| check_out_dir(flag, d)) {
+            let _ = writeln!(err, "rmapcheck check: {e}");
+            return 2;
+        }
+    }
     let models = if a.models.is_empty() {
         let found = discover_models(Path::new("models"), false);
         if found.is_empty() {
@@ -115,111 +194,254 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
         found
     } else {
-        a.models.clone()
+        match super::expand_model_args(&a.models) {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = writeln!(err, "rmapcheck check: {e}");
+                return 2;
+            }
+        }
     };
-    let _ = writeln!(out, "{}", scope.summary());
-    let mut status = 0;
-    for m in &models {
+    let mut run = Run {
+        a,
+        scope: &scope,
+        out,
+        err,
+        cases: Vec::new(),
+        json: Vec::new(),
+        status: 0,
+    };
+    run.header();
+    let stems = trace_stems(&models);
+    for (i, m) in models.iter().enumerate() {
+        if budget::stop_requested() {
+            run.not_run(m);
+            continue;
+        }
+        run.model(m, &stems[i]);
+    }
+    run.finish()
+}
+
+/// The state of one `check` run: where output goes and what has been found.
+struct Run<'a> {
+    a: &'a CheckArgs,
+    scope: &'a Scope,
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    /// For ktap, junit and markdown.
+    cases: Vec<Case>,
+    /// For json: one result object per model.
+    json: Vec<serde_json::Value>,
+    status: i32,
+}
+
+impl Run<'_> {
+    /// A line for people: standard output in text, standard error with a machine format.
+    fn say(&mut self, line: &str) {
+        let w: &mut dyn Write = if self.a.format.is_machine() {
+            &mut *self.err
+        } else {
+            &mut *self.out
+        };
+        let _ = writeln!(w, "{line}");
+    }
+
+    fn header(&mut self) {
+        let line = self.scope.summary();
+        self.say(&line);
+    }
+
+    fn worsen(&mut self, s: i32) {
+        // 2 (errors) wins over 1 (a counterexample), which wins over 3 (incomplete)
+        self.status = match (self.status, s) {
+            (2, _) | (_, 2) => 2,
+            (1, _) | (_, 1) => 1,
+            (3, _) | (_, 3) => 3,
+            _ => 0,
+        };
+    }
+
+    fn not_run(&mut self, m: &Path) {
+        let line = format!("{}: incomplete: not run (interrupted)", m.display());
+        self.say(&line);
+        self.push_case(m, Status::Incomplete, line, String::new(), 0.0);
+        self.push_json(
+            m,
+            "incomplete",
+            &Stats::default(),
+            None,
+            Some("interrupted"),
+        );
+        self.worsen(3);
+    }
+
+    fn push_case(&mut self, m: &Path, status: Status, summary: String, detail: String, s: f64) {
+        self.cases.push(Case {
+            name: m.display().to_string(),
+            status,
+            summary,
+            detail,
+            seconds: s,
+        });
+    }
+
+    fn push_json(
+        &mut self,
+        m: &Path,
+        verdict: &str,
+        st: &Stats,
+        trace: Option<serde_json::Value>,
+        reason: Option<&str>,
+    ) {
+        self.json.push(serde_json::json!({
+            "model": m.display().to_string(),
+            "verdict": verdict,
+            "reason": reason,
+            "states": st.states,
+            "calls": st.transitions,
+            "depth": st.depth,
+            "seconds": st.seconds,
+            "trace": trace,
+        }));
+    }
+
+    fn model(&mut self, m: &Path, stem: &str) {
         let prog = match load_model(m) {
             Ok(p) => p,
             Err(d) => {
-                let _ = write!(err, "{d}");
-                status = 2;
-                continue;
+                let _ = write!(self.err, "{d}");
+                self.push_case(m, Status::Error, "the model does not load".into(), d, 0.0);
+                self.push_json(m, "error", &Stats::default(), None, Some("model error"));
+                self.worsen(2);
+                return;
             }
         };
         let name = m.display().to_string();
-        let tty = std::io::stderr().is_terminal();
-        let bar = (a.progress && tty).then(|| {
-            let b = indicatif::ProgressBar::new_spinner();
-            b.set_message(name.clone());
-            b
-        });
+        let bar = super::progress::Bar::new(self.a.progress, &name);
+        let budget = Budget::of_scope(self.scope);
         let mut report = |states: usize, depth: u32, frontier: usize, secs: f64| {
-            let line = format!(
+            bar.report(&format!(
                 "{name}: {states} states, depth {depth}, frontier {frontier}, {:.0} states/s",
                 states as f64 / secs.max(1e-9)
-            );
-            match &bar {
-                Some(b) => b.set_message(line),
-                None if a.progress => eprintln!("{line}"),
-                None => {}
-            }
+            ))
         };
-        let (outcome, stats) = search(&prog, &name, &scope, &mut report);
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        let (outcome, stats) = search_within(&prog, &name, self.scope, &budget, &mut report);
+        bar.finish();
         if stats.transitions == 0 && matches!(outcome, Outcome::Holds { .. }) {
-            let _ = writeln!(err, "rmapcheck check: {}", no_call(m, &scope));
-            status = 2;
-            continue;
+            let e = no_call(m, self.scope);
+            let _ = writeln!(self.err, "rmapcheck check: {e}");
+            self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
+            self.push_json(m, "error", &stats, None, Some(&e));
+            self.worsen(2);
+            return;
         }
-        let _ = writeln!(out, "{}", verdict_line(m, &outcome, &stats));
+        let line = verdict_line(m, &outcome, &stats);
+        self.say(&line);
         match &outcome {
+            Outcome::Holds { .. } => {
+                self.push_case(m, Status::Pass, line, String::new(), stats.seconds);
+                self.push_json(m, "holds", &stats, None, None);
+            }
+            Outcome::Incomplete { reason, .. } => {
+                self.push_case(m, Status::Incomplete, line, String::new(), stats.seconds);
+                self.push_json(m, "incomplete", &stats, None, Some(reason));
+                self.worsen(3);
+            }
             Outcome::Counterexample(t) => {
-                match a.format {
-                    TraceFormat::Json => {
-                        let _ = writeln!(out, "{}", t.to_json());
+                let rendered = text::render(t, &prog);
+                match self.a.format {
+                    TraceFormat::Text => {
+                        let _ = writeln!(self.out, "\n{rendered}");
                     }
                     TraceFormat::Dot => {
-                        let _ = write!(out, "{}", t.dot);
+                        let _ = write!(self.out, "{}", t.dot);
                     }
-                    TraceFormat::Text => {
-                        let _ = writeln!(out, "\n{}", text::render(t, &prog));
-                    }
+                    _ => {}
                 }
-                if let Some(dir) = &a.trace_dir {
-                    let stem = m.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-                    let path = dir.join(format!("{stem}.trace.json"));
-                    let saved = std::fs::create_dir_all(dir)
-                        .and_then(|_| std::fs::write(&path, t.to_json()));
-                    match saved {
-                        Ok(()) => {
-                            let _ = writeln!(out, "trace saved to {}", path.display());
-                        }
-                        Err(e) => {
-                            let _ = writeln!(err, "cannot write {}: {e}", path.display());
-                        }
-                    }
+                self.push_case(m, Status::Fail, line, rendered, stats.seconds);
+                let tj = serde_json::to_value(&**t).ok();
+                self.push_json(m, "counterexample", &stats, tj, None);
+                if let Some(dir) = &self.a.trace_dir {
+                    self.save_trace(t, &dir.join(format!("{stem}.trace.json")));
                 }
-                if let Some(dir) = &a.repro_dir {
-                    save_repro(t, m, dir, out, err);
+                if let Some(dir) = self.a.repro_dir.clone() {
+                    self.save_repro(t, stem, &dir);
                 }
-                if status != 2 {
-                    status = 1;
-                }
+                self.worsen(1);
             }
             Outcome::Interleaving(t) => {
-                let _ = writeln!(out, "\n{}", crate::trace::interleaved::render(t, &prog));
-                if a.repro_dir.is_some() {
-                    let _ = writeln!(out, "no reproducer: an interleaving of a writer and walkers cannot be forced from user space");
+                let rendered = crate::trace::interleaved::render(t, &prog);
+                if self.a.format == TraceFormat::Text {
+                    let _ = writeln!(self.out, "\n{rendered}");
                 }
-                if status != 2 {
-                    status = 1;
+                if self.a.repro_dir.is_some() {
+                    self.say(
+                        "no reproducer: an interleaving of a writer and walkers cannot be \
+                         forced from user space",
+                    );
                 }
+                self.push_case(m, Status::Fail, line, rendered.clone(), stats.seconds);
+                let ij = serde_json::json!({ "interleaving": rendered });
+                self.push_json(m, "counterexample", &stats, Some(ij), None);
+                self.worsen(1);
             }
-            Outcome::Incomplete { .. } if status == 0 => status = 3,
-            _ => {}
         }
     }
-    status
-}
 
-/// Write `dir/MODEL.repro.c` for a counterexample of model `m`, or say why there is none.
-fn save_repro(
-    t: &crate::trace::Trace,
-    m: &Path,
-    dir: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) {
-    let stem = m.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let path = dir.join(format!("{stem}.repro.c"));
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        let _ = writeln!(err, "cannot create {}: {e}", dir.display());
-        return;
+    fn save_trace(&mut self, t: &crate::trace::Trace, path: &Path) {
+        match write_atomic(path, &t.to_json()) {
+            Ok(()) => self.say(&format!("trace saved to {}", path.display())),
+            Err(e) => {
+                let _ = writeln!(self.err, "cannot write {}: {e}", path.display());
+                self.worsen(2);
+            }
+        }
     }
-    let base = Path::new(super::kdiff::BASELINE);
-    let _ = super::kdiff::write_repro(t, m, Some(&path), base, out, err);
+
+    /// Write `dir/STEM.repro.c` for a counterexample, or say why there is none.
+    fn save_repro(&mut self, t: &crate::trace::Trace, stem: &str, dir: &Path) {
+        let path = dir.join(format!("{stem}.repro.c"));
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            let _ = writeln!(self.err, "cannot create {}: {e}", dir.display());
+            self.worsen(2);
+            return;
+        }
+        let base = Path::new(super::kdiff::BASELINE);
+        let mut said = Vec::new();
+        let model = Path::new(&t.model);
+        let _ = super::kdiff::write_repro(t, model, Some(&path), base, &mut said, self.err);
+        let said = String::from_utf8_lossy(&said).into_owned();
+        for l in said.lines() {
+            self.say(l);
+        }
+    }
+
+    /// Print the machine document, if any; the exit status.
+    fn finish(self) -> i32 {
+        let header = self.scope.summary();
+        let doc = match self.a.format {
+            TraceFormat::Text | TraceFormat::Dot => None,
+            TraceFormat::Json => Some(
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "rmapcheck": "check",
+                    "format_version": crate::trace::TRACE_FORMAT,
+                    "scope_summary": header,
+                    "scope": self.scope,
+                    "status": self.status,
+                    "results": self.json,
+                }))
+                .map(|s| s + "\n")
+                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}\n")),
+            ),
+            TraceFormat::Ktap => Some(formats::ktap("rmapcheck check", &header, &self.cases)),
+            TraceFormat::Junit => Some(formats::junit("rmapcheck check", &header, &self.cases)),
+            TraceFormat::Markdown => Some(formats::markdown("check", &header, &self.cases)),
+        };
+        if let Some(d) = doc {
+            let _ = write!(self.out, "{d}");
+        }
+        let _ = self.out.flush();
+        self.status
+    }
 }

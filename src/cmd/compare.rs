@@ -5,7 +5,7 @@
 
 use super::check::{effective_scope, CheckArgs};
 use super::load_model;
-use crate::explore::compare::{compare as run_compare, execl, Verdict, Work};
+use crate::explore::compare::{compare_within as run_compare, execl, Verdict, Work};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -118,15 +118,52 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
                 }
             };
             let _ = writeln!(out, "{}", scope.summary());
-            let r = run_compare(&base, &patch, &scope);
+            let budget = crate::explore::budget::Budget::of_scope(&scope);
+            let bar = super::progress::Bar::new(a.check.progress, "compare");
+            let r = run_compare(
+                &base,
+                &patch,
+                &scope,
+                &budget,
+                &mut |states, depth, secs| {
+                    bar.report(&format!(
+                        "compare: {states} state pairs, depth {depth}, {secs:.0}s"
+                    ))
+                },
+            );
+            bar.finish();
             let status = match &r.verdict {
-                Verdict::Equivalent { states } => {
+                Verdict::Equivalent {
+                    states: _,
+                    calls: 0,
+                } => {
+                    let _ = writeln!(
+                        err,
+                        "rmapcheck compare: the comparison made no call: nothing was compared, \
+                         so there is no verdict"
+                    );
+                    2
+                }
+                Verdict::Equivalent { states, calls } => {
                     let _ = writeln!(
                         out,
                         "equivalent: same VMA layout and walker answers after every call \
-                         ({states} state pairs)"
+                         ({states} state pairs, {calls} calls, up to depth {})",
+                        scope.max_depth
                     );
                     0
+                }
+                Verdict::Incomplete {
+                    reason,
+                    complete_depth,
+                    states,
+                } => {
+                    let _ = writeln!(
+                        out,
+                        "incomplete up to depth {complete_depth} ({reason}): no difference in \
+                         {states} state pairs"
+                    );
+                    3
                 }
                 Verdict::Differs { calls, what } => {
                     let _ = writeln!(out, "DIFFERENT after:");

@@ -1,40 +1,94 @@
 //! `rmapcheck replay TRACE.json`: re-run a counterexample on its model (or another one, e.g. a
-//! patch's next version) and say whether the same invariant fails at the same step. Given a
-//! fuzzer input instead, decode it, minimise it and print the same text trace.
+//! patch's next version) and say whether the same invariant fails at the same step. A file that
+//! is not a valid trace, or whose calls cannot be applied to the model, is an error (exit 2),
+//! never "does not reproduce". Fuzzer inputs are decoded only with `--crash`, or when the file
+//! is recognisably one (libFuzzer's `crash-`/`oom-`/`timeout-`/`leak-`/`slow-unit-` names, or
+//! a file under `fuzz/artifacts/`). `--emit-scenario` prints the trace as a scenario for `run`.
 
 use super::load_model;
 use crate::trace::{model_hash, replay as replay_trace, text, Trace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Exit status: 1 when the violation reproduces, 0 when it does not, 2 on bad input.
-pub fn replay(
-    file: &Path,
-    model: Option<PathBuf>,
-    minimise: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+/// Options of `rmapcheck replay`.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayArgs {
+    pub file: PathBuf,
+    pub model: Option<PathBuf>,
+    pub minimise: bool,
+    /// Decode the file as a fuzzer input.
+    pub crash: bool,
+    /// Print the trace as a scenario TOML instead of replaying it.
+    pub emit_scenario: bool,
+}
+
+/// Whether `path` is named as libFuzzer names its findings, or lies under `fuzz/artifacts/`.
+pub fn looks_like_crash(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let named = ["crash-", "oom-", "timeout-", "leak-", "slow-unit-"]
+        .iter()
+        .any(|p| name.starts_with(p));
+    let comps: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+    named || comps.windows(2).any(|w| w == ["fuzz", "artifacts"])
+}
+
+/// The trace as a scenario TOML that `rmapcheck run --ops` accepts: its initial world and calls.
+pub fn scenario_toml(t: &Trace) -> Result<String, String> {
+    let mut sc = t.initial.clone();
+    sc.calls = t.calls.iter().map(|c| c.to_string()).collect();
+    let body = toml::to_string(&sc).map_err(|e| format!("cannot write the scenario: {e}"))?;
+    Ok(format!(
+        "# scenario from a trace of {} ({}), scope {}\n# expected: {} at call {}\n\
+         # run it with: rmapcheck run {} --ops FILE\n{body}",
+        t.model,
+        t.model_hash,
+        t.scope.name,
+        t.invariant(),
+        t.calls.len(),
+        t.model
+    ))
+}
+
+/// Exit status: 1 when the violation reproduces, 0 when the calls ran and it did not, 2 on bad
+/// input (including calls the model cannot run).
+pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let file = a.file.as_path();
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", file.display());
+            let _ = writeln!(err, "rmapcheck replay: {}: {e}", file.display());
             return 2;
         }
     };
-    // a JSON trace starts with `{`; anything else is a fuzzer input (a crash file)
-    let text_in = match std::str::from_utf8(&bytes) {
-        Ok(t) if t.trim_start().starts_with('{') => t.to_string(),
-        _ => return super::fuzz::replay_crash_trace(file, model.as_deref(), out, err),
-    };
-    let t = match Trace::from_json(&text_in) {
+    if a.crash || looks_like_crash(file) {
+        if a.emit_scenario {
+            return super::fuzz::fuzz_decode(file, a.model.as_deref(), out, err);
+        }
+        return super::fuzz::replay_crash_trace(file, a.model.as_deref(), out, err);
+    }
+    let t = match std::str::from_utf8(&bytes)
+        .map_err(|_| "1:1: not a trace: the file is not text (a fuzzer input? use --crash)".into())
+        .and_then(Trace::from_json)
+    {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "{}:{e}", file.display());
+            let _ = writeln!(err, "rmapcheck replay: {}:{e}", file.display());
             return 2;
         }
     };
-    let model_path = model.unwrap_or_else(|| PathBuf::from(&t.model));
+    if a.emit_scenario {
+        return match scenario_toml(&t) {
+            Ok(s) => {
+                let _ = write!(out, "{s}");
+                0
+            }
+            Err(e) => {
+                let _ = writeln!(err, "rmapcheck replay: {e}");
+                2
+            }
+        };
+    }
+    let model_path = a.model.clone().unwrap_or_else(|| PathBuf::from(&t.model));
     let prog = match load_model(&model_path) {
         Ok(p) => p,
         Err(d) => {
@@ -51,42 +105,80 @@ pub fn replay(
     }
     match replay_trace(&prog, &t) {
         Ok(r) if r.reproduced => {
-            let (initial, calls) = if minimise {
-                crate::trace::minimise::minimise(&prog, &t.initial, &t.calls, t.invariant())
-            } else {
-                (t.initial.clone(), t.calls.clone())
-            };
-            if calls.len() < t.calls.len() {
-                let _ = writeln!(out, "minimised: {} calls -> {}", t.calls.len(), calls.len());
-            }
-            let fresh = Trace::replay_build(
-                &prog,
-                &model_path.display().to_string(),
-                &t.scope,
-                &initial,
-                &calls,
-            );
-            let _ = writeln!(out, "reproduced: {} at call {}", r.invariant, t.calls.len());
-            let _ = write!(out, "\n{}", text::render(&fresh, &prog));
+            reproduced(&prog, &t, &model_path, a.minimise, out);
             1
         }
         Ok(r) => {
             let _ = writeln!(
                 out,
-                "does not reproduce: expected {} at call {}, got {}",
+                "does not reproduce: all {} calls ran on {}; expected {} at call {}, got {}",
+                t.calls.len(),
+                model_path.display(),
                 t.invariant(),
                 t.calls.len(),
-                if r.invariant.is_empty() {
-                    "no violation".to_string()
-                } else {
-                    format!("{} at call {:?}", r.invariant, r.call.map(|c| c + 1))
+                match r.call {
+                    None => "no violation".to_string(),
+                    Some(c) => format!("{} at call {}", r.invariant, c + 1),
                 }
             );
             0
         }
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", file.display());
+            let _ = writeln!(
+                err,
+                "rmapcheck replay: {}: cannot be applied to {}: {e}",
+                file.display(),
+                model_path.display()
+            );
             2
         }
     }
+}
+
+/// Print a reproduced trace, minimised first when asked (saying what was dropped).
+fn reproduced(
+    prog: &crate::lang::Program,
+    t: &Trace,
+    model_path: &Path,
+    minimise: bool,
+    out: &mut dyn Write,
+) {
+    let (initial, calls) = if minimise {
+        let m =
+            crate::trace::minimise::minimise_explained(prog, &t.initial, &t.calls, t.invariant());
+        let _ = writeln!(
+            out,
+            "minimised: {} calls -> {}, {} files -> {}",
+            t.calls.len(),
+            m.calls.len(),
+            t.initial.file.len(),
+            m.initial.file.len()
+        );
+        for &i in &m.dropped_calls {
+            let _ = writeln!(out, "  dropped call {}. {}", i + 1, t.calls[i]);
+        }
+        for f in &m.dropped_files {
+            let _ = writeln!(out, "  dropped file {f}");
+        }
+        if m.dropped_calls.is_empty() && m.dropped_files.is_empty() {
+            let _ = writeln!(out, "  nothing could be dropped");
+        }
+        (m.initial, m.calls)
+    } else {
+        (t.initial.clone(), t.calls.clone())
+    };
+    let fresh = Trace::replay_build(
+        prog,
+        &model_path.display().to_string(),
+        &t.scope,
+        &initial,
+        &calls,
+    );
+    let _ = writeln!(
+        out,
+        "reproduced: {} at call {}",
+        t.invariant(),
+        t.calls.len()
+    );
+    let _ = write!(out, "\n{}", text::render(&fresh, prog));
 }

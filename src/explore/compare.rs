@@ -132,7 +132,14 @@ pub struct Work {
 #[derive(Debug)]
 pub enum Verdict {
     /// Same observations after every call of every sequence within the scope.
-    Equivalent { states: usize },
+    Equivalent { states: usize, calls: usize },
+    /// A time, memory or state bound (or a stop request) ended the comparison before the
+    /// scope's depth: no difference up to `complete_depth`.
+    Incomplete {
+        reason: String,
+        complete_depth: u32,
+        states: usize,
+    },
     /// The first sequence after which the two differ, and how.
     Differs { calls: Vec<Call>, what: String },
     /// One of the models violated an invariant (`which` is "baseline" or "patch").
@@ -204,8 +211,24 @@ fn describe_difference(a: &Observation, b: &Observation) -> String {
     "anon walks differ".to_string()
 }
 
-/// Compare `base` and `patch` over every call sequence of `scope`.
+/// Compare `base` and `patch` over every call sequence of `scope`, within the scope's bounds.
 pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
+    let budget = crate::explore::budget::Budget::of_scope(scope);
+    compare_within(base, patch, scope, &budget, &mut |_, _, _| {})
+}
+
+/// Progress callback of [`compare_within`]: (state pairs, depth, seconds).
+pub type CompareProgress<'a> = &'a mut dyn FnMut(usize, u32, f64);
+
+/// [`compare`] within `budget` (polled at every call pair), reporting progress about once a
+/// second.
+pub fn compare_within(
+    base: &Program,
+    patch: &Program,
+    scope: &Scope,
+    budget: &crate::explore::budget::Budget,
+    progress: CompareProgress<'_>,
+) -> Report {
     let mut work: BTreeMap<String, Work> = BTreeMap::new();
     let opts = CheckOpts {
         record: false,
@@ -227,13 +250,35 @@ pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
     let mut seen = HashSet::new();
     seen.insert((fingerprint(&w0), fingerprint(&w0)));
     let mut frontier: Vec<(World, World, Vec<Call>)> = vec![(w0.clone(), w0, Vec::new())];
-    for _ in 0..scope.max_depth {
+    let mut transitions = 0usize;
+    let mut last_report = std::time::Instant::now();
+    for depth in 0..scope.max_depth {
         let mut next = Vec::new();
         for (wb, wp, path) in &frontier {
             if wb.mms.iter().any(|m| m.vmas.len() > scope.max_vmas) {
                 continue;
             }
             for call in alphabet::calls(scope, base, wb) {
+                let bound = if seen.len() > scope.max_states {
+                    Some(format!("state bound {} reached", scope.max_states))
+                } else {
+                    budget.poll()
+                };
+                if let Some(reason) = bound {
+                    return Report {
+                        verdict: Verdict::Incomplete {
+                            reason,
+                            complete_depth: depth,
+                            states: seen.len(),
+                        },
+                        work,
+                    };
+                }
+                if last_report.elapsed().as_secs_f64() >= 1.0 {
+                    progress(seen.len(), depth + 1, budget.elapsed());
+                    last_report = std::time::Instant::now();
+                }
+                transitions += 1;
                 let mut calls = path.clone();
                 calls.push(call.clone());
                 let (mut b, mut p) = (wb.clone(), wp.clone());
@@ -278,7 +323,10 @@ pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
         frontier = next;
     }
     Report {
-        verdict: Verdict::Equivalent { states: seen.len() },
+        verdict: Verdict::Equivalent {
+            states: seen.len(),
+            calls: transitions,
+        },
         work,
     }
 }

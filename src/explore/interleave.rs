@@ -34,7 +34,7 @@ use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 /// Options of an interleaving exploration.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// Use the partial-order reduction.
     pub reduction: bool,
@@ -43,6 +43,8 @@ pub struct Config {
     pub invariants: InvariantSet,
     /// Run the structural tree checks after every step.
     pub per_step: bool,
+    /// Time, memory and stop-request bounds (polled at every state); none: only a stop request.
+    pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
 }
 
 impl Default for Config {
@@ -52,6 +54,7 @@ impl Default for Config {
             max_states: 2_000_000,
             invariants: InvariantSet::all(),
             per_step: true,
+            budget: None,
         }
     }
 }
@@ -320,7 +323,21 @@ pub fn explore(
             world_after: w.render(),
         }))
     };
+    let budget = cfg
+        .budget
+        .clone()
+        .unwrap_or_else(crate::explore::budget::Budget::unlimited);
     while let Some((idx, s)) = frontier.pop_front() {
+        if let Some(reason) = budget.poll() {
+            stats.states = seen.len();
+            stats.seconds = t0.elapsed().as_secs_f64();
+            return Ok(IResult {
+                outcome: IOutcome::Incomplete(reason),
+                stats,
+                outcomes,
+                lock_edges: edges,
+            });
+        }
         let alive = live(&s);
         if alive.is_empty() {
             stats.terminals += 1;

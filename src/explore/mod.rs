@@ -3,6 +3,7 @@
 //! interleaving explorer for one writer call against concurrent walkers.
 
 pub mod alphabet;
+pub mod budget;
 pub mod compare;
 pub mod contract_pages;
 pub mod footprint;

@@ -77,6 +77,9 @@ pub struct Scope {
     pub walker_depth: u32,
     /// Walker kinds offered (`file`, `anon`, `flush`, `madv`); all when empty.
     pub walker_kinds: Vec<String>,
+    /// The scope file this scope was read from (none: built in or made in code).
+    #[serde(skip)]
+    pub source: Option<String>,
 }
 
 impl Default for Scope {
@@ -101,6 +104,7 @@ impl Default for Scope {
             walkers: 0,
             walker_depth: 2,
             walker_kinds: Vec::new(),
+            source: None,
         }
     }
 }
@@ -153,14 +157,20 @@ impl Scope {
         let text = std::fs::read_to_string(spec).map_err(|e| {
             format!("scope {spec:?}: not a built-in scope (tiny, default, contract, walkers, large) and not readable: {e}")
         })?;
-        let s = Scope::parse(&text).map_err(|e| format!("{spec}:{e}"))?;
+        let mut s = Scope::parse(&text).map_err(|e| format!("{spec}:{e}"))?;
+        s.source = Some(spec.to_string());
         Ok(s)
     }
 
-    /// Parse and validate a scope; errors read `line:col: message`.
+    /// Parse and validate a scope; errors read `line:col: message`, at the key a validation
+    /// error is about.
     pub fn parse(text: &str) -> Result<Scope, String> {
         let s: Scope = crate::toml_diag::parse(text)?;
-        s.validate().map_err(|e| format!("1:1: {e}"))?;
+        s.validate().map_err(|e| {
+            let key = e.split([' ', ':']).next().unwrap_or("");
+            let (line, col) = locate_key(text, key);
+            format!("{line}:{col}: {e}")
+        })?;
         Ok(s)
     }
 
@@ -237,26 +247,80 @@ impl Scope {
         crate::check::InvariantSet::from_names(&self.invariants).unwrap_or_default()
     }
 
-    /// One line for reports and traces.
+    /// One line for reports and traces, naming every field that changes the state space and
+    /// where the scope came from: two runs with the same line explore the same states.
     pub fn summary(&self) -> String {
+        let from = match &self.source {
+            Some(p) => format!(" ({p})"),
+            None if Scope::builtin(&self.name).is_some_and(|b| b.same_space(self)) => {
+                " (built in)".to_string()
+            }
+            None => String::new(),
+        };
         let walkers = if self.walkers > 0 {
             format!(
-                ", {} walker(s) against calls from depth < {}",
-                self.walkers, self.walker_depth
+                "walkers {} ({}) against calls from depth < {}",
+                self.walkers,
+                list_or(&self.walker_kinds, "all kinds"),
+                self.walker_depth
             )
         } else {
-            String::new()
+            "walkers 0".to_string()
         };
+        let on = |b: bool| if b { "on" } else { "off" };
         format!(
-            "scope {}: mode {}, depth {}, pages {}, files {}{}, max_vmas {}, max_mms {}{walkers}",
+            "scope {}{from}: mode {}, depth {}, pages {}, files {}{}, max_len {}, max_vmas {}, \
+             max_mms {}, shared {}, offsets {}, {walkers}, entries {}, invariants {}",
             self.name,
             self.mode,
             self.max_depth,
             self.pages,
             self.files,
             if self.dev_zero { " + /dev/zero" } else { "" },
+            self.max_len,
             self.max_vmas,
-            self.max_mms
+            self.max_mms,
+            on(self.shared),
+            on(self.offsets),
+            list_or(&self.entries, "all"),
+            list_or(&self.invariants, "all"),
         )
     }
+
+    /// Whether two scopes explore the same state space (bounds and names aside).
+    pub fn same_space(&self, o: &Scope) -> bool {
+        let strip = |s: &Scope| Scope {
+            name: String::new(),
+            source: None,
+            max_states: 0,
+            max_seconds: 0.0,
+            max_memory_mb: 0,
+            ..s.clone()
+        };
+        strip(self) == strip(o)
+    }
+}
+
+fn list_or(v: &[String], none: &str) -> String {
+    if v.is_empty() {
+        none.to_string()
+    } else {
+        v.join(",")
+    }
+}
+
+/// Line and column (1-based) of `key = ...` in a TOML text; 1:1 when it is not there.
+fn locate_key(text: &str, key: &str) -> (usize, usize) {
+    if key.is_empty() {
+        return (1, 1);
+    }
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if rest.trim_start().starts_with('=') {
+                return (i + 1, l.len() - t.len() + 1);
+            }
+        }
+    }
+    (1, 1)
 }

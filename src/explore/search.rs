@@ -3,6 +3,7 @@
 //! time, memory or state bound is reported as incomplete up to the last depth it finished.
 
 use super::alphabet;
+use super::budget::Budget;
 use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
 use super::op::{apply, CheckOpts};
 use super::scope::Scope;
@@ -15,6 +16,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::collections::{HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Stable 64-bit fingerprint of a (canonical) world.
@@ -87,6 +89,18 @@ pub fn search(
     scope: &Scope,
     progress: Progress<'_>,
 ) -> (Outcome, Stats) {
+    search_within(prog, model_name, scope, &Budget::of_scope(scope), progress)
+}
+
+/// [`search`] within an existing budget (time, memory, stop requests); the state bound is the
+/// scope's.
+pub fn search_within(
+    prog: &Program,
+    model_name: &str,
+    scope: &Scope,
+    budget: &Arc<Budget>,
+    progress: Progress<'_>,
+) -> (Outcome, Stats) {
     let t0 = Instant::now();
     let mut stats = Stats::default();
     let initial_scenario = scope.initial_scenario();
@@ -133,8 +147,13 @@ pub fn search(
         while !frontier.is_empty() {
             let take = frontier.len().min(BATCH);
             let batch: Vec<(u32, World)> = frontier.drain(..take).collect();
-            for (idx, ex) in expand_batch(scope, prog, opts, &batch, depth) {
+            let mut stopped = None;
+            for (idx, ex) in expand_batch(scope, prog, opts, budget, &batch, depth) {
                 cut |= ex.cut;
+                if ex.stopped.is_some() {
+                    stopped = ex.stopped;
+                    break;
+                }
                 for (call, succ) in ex.succs {
                     stats.transitions += 1;
                     let (c, fp) = match succ {
@@ -177,14 +196,12 @@ pub fn search(
                 progress(seen.len(), depth + 1, frontier.len() + next.len(), secs);
                 last_report = Instant::now();
             }
-            let bound = if seen.len() > scope.max_states {
+            let bound = if stopped.is_some() {
+                stopped
+            } else if seen.len() > scope.max_states {
                 Some(format!("state bound {} reached", scope.max_states))
-            } else if secs > scope.max_seconds {
-                Some(format!("time bound {}s reached", scope.max_seconds))
-            } else if approx_bytes(seen.len(), &next) / (1 << 20) > scope.max_memory_mb {
-                Some(format!("memory bound {} MiB reached", scope.max_memory_mb))
             } else {
-                None
+                budget.poll()
             };
             if let Some(reason) = bound {
                 stats.states = seen.len();
@@ -225,34 +242,71 @@ enum Succ {
     Interleaving(Box<ITrace>),
 }
 
+/// What running one call against the walkers found.
+enum WalkerRun {
+    Holds,
+    Violation(Box<ITrace>),
+    /// An exploration stopped short (a bound, or a walker set that could not be set up).
+    Incomplete(String),
+}
+
 /// The successors of one state, in call order; a failing call is the last one listed.
 struct Expansion {
     succs: Vec<(Call, Succ)>,
     /// The state was not expanded because of the VMA bound.
     cut: bool,
+    /// The budget ran out (or a walker exploration was incomplete) before every call was made:
+    /// the search must stop, incomplete.
+    stopped: Option<String>,
 }
 
 /// Run `call` from `w` against every set of `scope.walkers` walkers, in every interleaving;
 /// the first violation found.
-fn against_walkers(scope: &Scope, prog: &Program, w: &World, call: &Call) -> Option<Box<ITrace>> {
+/// the first violation found. An exploration that stops short makes the whole run incomplete:
+/// it is never read as "no violation".
+fn against_walkers(
+    scope: &Scope,
+    prog: &Program,
+    budget: &Arc<Budget>,
+    w: &World,
+    call: &Call,
+) -> WalkerRun {
     let cands = walkers::walker_calls(prog, w, &scope.walker_kinds);
     let cfg = InterleaveConfig {
         invariants: scope.invariant_set(),
+        budget: Some(Arc::clone(budget)),
         ..InterleaveConfig::default()
     };
     for set in walkers::combinations(&cands, scope.walkers as usize) {
         let mut calls = vec![call.clone()];
         calls.extend(set);
-        if let Ok(r) = interleave::explore(prog, "", w, &calls, &cfg) {
-            if let IOutcome::Violation(t) = r.outcome {
-                return Some(t);
+        match interleave::explore(prog, "", w, &calls, &cfg) {
+            Ok(r) => match r.outcome {
+                IOutcome::Violation(t) => return WalkerRun::Violation(t),
+                IOutcome::Holds => {}
+                IOutcome::Incomplete(r) => {
+                    return WalkerRun::Incomplete(format!("walkers against {}: {r}", call.func))
+                }
+            },
+            Err(e) => {
+                return WalkerRun::Incomplete(format!(
+                    "walkers against {} could not be set up: {e}",
+                    call.func
+                ))
             }
         }
     }
-    None
+    WalkerRun::Holds
 }
 
-fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World, depth: u32) -> Expansion {
+fn expand(
+    scope: &Scope,
+    prog: &Program,
+    opts: CheckOpts,
+    budget: &Arc<Budget>,
+    w: &World,
+    depth: u32,
+) -> Expansion {
     let too_many = w
         .mms
         .iter()
@@ -261,11 +315,19 @@ fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World, depth: u32)
         return Expansion {
             succs: Vec::new(),
             cut: true,
+            stopped: None,
         };
     }
     let mut succs = Vec::new();
     let concurrent = scope.walkers > 0 && depth < scope.walker_depth;
     for call in alphabet::calls(scope, prog, w) {
+        if let Some(reason) = budget.poll() {
+            return Expansion {
+                succs,
+                cut: false,
+                stopped: Some(reason),
+            };
+        }
         let mut w2 = w.clone();
         let out = apply(prog, &mut w2, &call, opts);
         if out.failure.is_some() {
@@ -273,16 +335,30 @@ fn expand(scope: &Scope, prog: &Program, opts: CheckOpts, w: &World, depth: u32)
             break;
         }
         if concurrent {
-            if let Some(t) = against_walkers(scope, prog, w, &call) {
-                succs.push((call, Succ::Interleaving(t)));
-                break;
+            match against_walkers(scope, prog, budget, w, &call) {
+                WalkerRun::Holds => {}
+                WalkerRun::Violation(t) => {
+                    succs.push((call, Succ::Interleaving(t)));
+                    break;
+                }
+                WalkerRun::Incomplete(reason) => {
+                    return Expansion {
+                        succs,
+                        cut: false,
+                        stopped: Some(reason),
+                    }
+                }
             }
         }
         let c = w2.canonical();
         let fp = fingerprint(&c);
         succs.push((call, Succ::Ok(c, fp)));
     }
-    Expansion { succs, cut: false }
+    Expansion {
+        succs,
+        cut: false,
+        stopped: None,
+    }
 }
 
 /// Expand a batch of states on all cores; results in batch order.
@@ -290,6 +366,7 @@ fn expand_batch(
     scope: &Scope,
     prog: &Program,
     opts: CheckOpts,
+    budget: &Arc<Budget>,
     batch: &[(u32, World)],
     depth: u32,
 ) -> Vec<(u32, Expansion)> {
@@ -300,7 +377,7 @@ fn expand_batch(
     if threads <= 1 || batch.len() < 2 {
         return batch
             .iter()
-            .map(|(i, w)| (*i, expand(scope, prog, opts, w, depth)))
+            .map(|(i, w)| (*i, expand(scope, prog, opts, budget, w, depth)))
             .collect();
     }
     let chunk = batch.len().div_ceil(threads);
@@ -310,7 +387,7 @@ fn expand_batch(
             .map(|c| {
                 s.spawn(move || {
                     c.iter()
-                        .map(|(i, w)| (*i, expand(scope, prog, opts, w, depth)))
+                        .map(|(i, w)| (*i, expand(scope, prog, opts, budget, w, depth)))
                         .collect::<Vec<_>>()
                 })
             })
@@ -336,14 +413,6 @@ fn measured_bytes(seen: &HashSet<u64>, nodes: &[Node]) -> usize {
         })
         .sum();
     set + links
-}
-
-/// Rough bytes in use: about 120 per visited state plus the frontier's worlds.
-fn approx_bytes(states: usize, frontier: &VecDeque<(u32, World)>) -> usize {
-    let per_world = frontier.front().map_or(0, |(_, w)| {
-        std::mem::size_of_val(w) + 160 * (w.vmas.len() + w.avcs.len() + w.mappings.len())
-    });
-    states * 120 + frontier.len() * per_world
 }
 
 /// The calls leading from the initial state to state `idx`.

@@ -82,6 +82,10 @@ pub struct Diagnostic {
     pub source_line: String,
 }
 
+/// Longest piece of a source line a diagnostic echoes; longer lines are cut to a window
+/// around the column, with `...` marking what was cut.
+pub const MAX_ECHO: usize = 120;
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
@@ -89,16 +93,31 @@ impl fmt::Display for Diagnostic {
             "{}:{}:{}: error: {}",
             self.file, self.line, self.col, self.message
         )?;
-        writeln!(f, "{}", self.source_line)?;
-        // keep tabs so the caret lines up with the text above it
+        if self.source_line.is_empty() {
+            return Ok(());
+        }
+        let chars: Vec<char> = self.source_line.chars().collect();
         let want = self.col.saturating_sub(1) as usize;
-        let mut pad: String = self
-            .source_line
-            .chars()
-            .take(want)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        while pad.chars().count() < want {
+        // the window of the line shown, and the caret's offset in it
+        let (from, to) = if chars.len() <= MAX_ECHO {
+            (0, chars.len())
+        } else {
+            let from = want.saturating_sub(MAX_ECHO / 2).min(chars.len());
+            (from, (from + MAX_ECHO).min(chars.len()))
+        };
+        let lead = if from > 0 { "..." } else { "" };
+        let tail = if to < chars.len() { "..." } else { "" };
+        let shown: String = chars[from..to].iter().collect();
+        writeln!(f, "{lead}{shown}{tail}")?;
+        // keep tabs so the caret lines up with the text above it
+        let mut pad: String = lead.chars().map(|_| ' ').collect();
+        pad.extend(
+            chars[from..to]
+                .iter()
+                .take(want.saturating_sub(from))
+                .map(|&c| if c == '\t' { '\t' } else { ' ' }),
+        );
+        while pad.chars().count() < lead.len() + want.saturating_sub(from) {
             pad.push(' ');
         }
         writeln!(f, "{pad}^")
@@ -108,4 +127,43 @@ impl fmt::Display for Diagnostic {
 /// Renders a list of diagnostics, one block per error, in order.
 pub fn render_diagnostics(diags: &[Diagnostic]) -> String {
     diags.iter().map(|d| d.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(line: &str, col: u32) -> String {
+        Diagnostic {
+            file: "m.rmap".into(),
+            line: 1,
+            col,
+            message: "boom".into(),
+            source_line: line.into(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_column() {
+        let long = format!("{}X{}", "a".repeat(100_000), "b".repeat(100_000));
+        let r = d(&long, 100_001);
+        assert!(r.len() < 400, "{} bytes", r.len());
+        let lines: Vec<&str> = r.lines().collect();
+        assert!(lines[1].starts_with("...") && lines[1].ends_with("..."));
+        let caret = lines[2].find('^').unwrap();
+        assert_eq!(&lines[1][caret..caret + 1], "X");
+    }
+
+    #[test]
+    fn no_source_line_means_no_caret() {
+        let r = d("", 1);
+        assert_eq!(r, "m.rmap:1:1: error: boom\n");
+    }
+
+    #[test]
+    fn a_short_line_is_shown_whole() {
+        let r = d("int x = y;", 9);
+        assert_eq!(r, "m.rmap:1:9: error: boom\nint x = y;\n        ^\n");
+    }
 }

@@ -20,10 +20,39 @@ pub fn minimise(
     calls: &[Call],
     invariant: &str,
 ) -> (Scenario, Vec<Call>) {
+    let m = minimise_explained(prog, initial, calls, invariant);
+    (m.initial, m.calls)
+}
+
+/// What [`minimise_explained`] kept and dropped.
+pub struct Minimised {
+    pub initial: Scenario,
+    pub calls: Vec<Call>,
+    /// Indices (0-based, in the original list) of the calls dropped.
+    pub dropped_calls: Vec<usize>,
+    /// Names of the files dropped from the initial world.
+    pub dropped_files: Vec<String>,
+}
+
+/// [`minimise`], saying which calls and files it dropped.
+pub fn minimise_explained(
+    prog: &Program,
+    initial: &Scenario,
+    calls: &[Call],
+    invariant: &str,
+) -> Minimised {
     let mut init = initial.clone();
     let mut calls = calls.to_vec();
+    let mut kept: Vec<usize> = (0..calls.len()).collect();
+    let mut dropped_calls = Vec::new();
+    let mut dropped_files = Vec::new();
     if !fails_with(prog, &init, &calls, invariant) {
-        return (init, calls);
+        return Minimised {
+            initial: init,
+            calls,
+            dropped_calls,
+            dropped_files,
+        };
     }
     // Drop calls, one at a time, from the front, keeping what still fails.
     let mut i = 0;
@@ -32,6 +61,7 @@ pub fn minimise(
         fewer.remove(i);
         if !fewer.is_empty() && fails_with(prog, &init, &fewer, invariant) {
             calls = fewer;
+            dropped_calls.push(kept.remove(i));
         } else {
             i += 1;
         }
@@ -73,11 +103,18 @@ pub fn minimise(
             })
             .collect();
         if fails_with(prog, &smaller, &renumbered, invariant) {
+            dropped_files.push(init.file[f].name.clone());
             init = smaller;
             calls = renumbered;
         } else {
             f += 1;
         }
     }
-    (init, calls)
+    dropped_calls.sort_unstable();
+    Minimised {
+        initial: init,
+        calls,
+        dropped_calls,
+        dropped_files,
+    }
 }

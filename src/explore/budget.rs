@@ -1,0 +1,192 @@
+//! The bounds of one search run: wall time, resident memory, distinct states, and a request to
+//! stop (SIGINT or SIGTERM). Every search polls its [`Budget`] at each call it applies (and each
+//! interleaving state it expands), so a bound holds within one call's time of being reached in
+//! every phase: sequential calls, calls against walkers, interleavings and `compare`. A search
+//! whose budget ran out reports `incomplete`, never `holds`.
+//!
+//! Memory is the process's resident set as the kernel counts it (`/proc/self/statm`), not an
+//! estimate, so worlds held in frontiers and worker threads are included.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// Polls between two reads of the resident set (each read is a few microseconds).
+const RSS_EVERY: u32 = 16;
+
+/// The process-wide stop request, set by the signal handlers.
+fn stop_flag() -> &'static Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
+
+/// Make SIGINT and SIGTERM request a stop instead of killing the process: the running search
+/// ends at its next poll with `incomplete (interrupted)`. A second signal while a stop is
+/// pending exits at once with status 130.
+pub fn install_signal_handlers() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = stop_flag();
+    for sig in [SIGINT, SIGTERM] {
+        // the conditional shutdown must be registered first so that it sees the flag unset the
+        // first time
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(flag));
+        let _ = signal_hook::flag::register(sig, Arc::clone(flag));
+    }
+}
+
+/// Whether a stop was requested (by a signal or [`request_stop`]).
+pub fn stop_requested() -> bool {
+    stop_flag().load(Ordering::Relaxed)
+}
+
+/// Request a stop as a signal would (tests use it).
+pub fn request_stop() {
+    stop_flag().store(true, Ordering::Relaxed);
+}
+
+/// Clear a stop request (tests use it).
+pub fn clear_stop() {
+    stop_flag().store(false, Ordering::Relaxed);
+}
+
+/// The resident set size of this process in bytes, from `/proc/self/statm`; 0 if unreadable.
+pub fn resident_bytes() -> u64 {
+    let Ok(s) = std::fs::read_to_string("/proc/self/statm") else {
+        return 0;
+    };
+    let pages: u64 = s
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    pages * page_size()
+}
+
+/// The peak resident set size of this process in bytes (`VmHWM`); 0 if unreadable.
+pub fn peak_resident_bytes() -> u64 {
+    let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
+        return 0;
+    };
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if n > 0 {
+        n as u64
+    } else {
+        4096
+    }
+}
+
+/// Limits of one search, shared by its worker threads.
+#[derive(Debug)]
+pub struct Budget {
+    start: Instant,
+    max_seconds: f64,
+    max_bytes: u64,
+    polls: AtomicU32,
+    /// Resident bytes at the last read.
+    rss: AtomicU64,
+    /// Why the budget ran out, once it has.
+    spent: Mutex<Option<String>>,
+}
+
+impl Budget {
+    /// A budget of `max_seconds` of wall time and `max_memory_mb` MiB resident, from now.
+    pub fn new(max_seconds: f64, max_memory_mb: usize) -> Budget {
+        Budget {
+            start: Instant::now(),
+            max_seconds,
+            max_bytes: (max_memory_mb as u64) << 20,
+            polls: AtomicU32::new(0),
+            rss: AtomicU64::new(0),
+            spent: Mutex::new(None),
+        }
+    }
+
+    /// The budget of a scope: its `max_seconds` and `max_memory_mb`.
+    pub fn of_scope(scope: &crate::explore::scope::Scope) -> Arc<Budget> {
+        Arc::new(Budget::new(scope.max_seconds, scope.max_memory_mb))
+    }
+
+    /// A budget that only a stop request ends.
+    pub fn unlimited() -> Arc<Budget> {
+        Arc::new(Budget::new(f64::INFINITY, usize::MAX >> 21))
+    }
+
+    /// Seconds since the budget was made.
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Why the search must stop now, if it must: a stop request, the time bound or the memory
+    /// bound. Once spent, a budget stays spent.
+    pub fn poll(&self) -> Option<String> {
+        if let Some(r) = self.spent.lock().map_or(None, |g| g.clone()) {
+            return Some(r);
+        }
+        let reason = if stop_requested() {
+            Some("interrupted".to_string())
+        } else if self.elapsed() > self.max_seconds {
+            Some(format!("time bound {}s reached", self.max_seconds))
+        } else if self.over_memory() {
+            Some(format!("memory bound {} MiB reached", self.max_bytes >> 20))
+        } else {
+            None
+        };
+        if let Some(r) = &reason {
+            if let Ok(mut g) = self.spent.lock() {
+                g.get_or_insert_with(|| r.clone());
+            }
+        }
+        reason
+    }
+
+    /// Whether the resident set is over the bound (read every [`RSS_EVERY`] polls).
+    fn over_memory(&self) -> bool {
+        let n = self.polls.fetch_add(1, Ordering::Relaxed);
+        if n % RSS_EVERY == 0 {
+            self.rss.store(resident_bytes(), Ordering::Relaxed);
+        }
+        self.rss.load(Ordering::Relaxed) > self.max_bytes
+    }
+
+    /// Why the budget ran out, if it has (without polling again).
+    pub fn spent(&self) -> Option<String> {
+        self.spent.lock().map_or(None, |g| g.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_time_budget_is_spent_and_stays_spent() {
+        let b = Budget::new(1e-9, 1 << 20);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        let r = b.poll().expect("spent");
+        assert!(r.contains("time bound"), "{r}");
+        assert_eq!(b.spent().as_deref(), Some(r.as_str()));
+    }
+
+    #[test]
+    fn a_memory_budget_below_the_resident_set_is_spent() {
+        let b = Budget::new(1e9, 1);
+        assert!(resident_bytes() > 1 << 20);
+        let r = b.poll().expect("spent");
+        assert!(r.contains("memory bound 1 MiB"), "{r}");
+    }
+
+    #[test]
+    fn the_peak_is_at_least_the_current_resident_set() {
+        let now = resident_bytes();
+        assert!(now > 0);
+        assert!(peak_resident_bytes() >= now / 2);
+    }
+}
