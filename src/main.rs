@@ -151,6 +151,12 @@ enum Cmd {
         /// Also print the counterexample of obligations that expect one.
         #[arg(long)]
         verbose: bool,
+        /// Certificates as text, or one test case per obligation as ktap, junit or markdown.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Do not show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Re-run a counterexample trace (JSON) and say whether it still fails.
     Replay {
@@ -231,6 +237,9 @@ enum Cmd {
         /// Stop (incomplete) after this many states per thread set.
         #[arg(long, default_value_t = 0)]
         max_states: usize,
+        /// Do not show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Print the lock-order graph observed over a bounded exploration as DOT; violations of
     /// the order of mm/rmap.c go to standard error (exit 1).
@@ -397,9 +406,18 @@ fn main() {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
-        Cmd::Prove { files, verbose } => rmapcheck::cmd::prove::prove(
-            &files,
+        Cmd::Prove {
+            files,
             verbose,
+            format,
+            quiet,
+        } => rmapcheck::cmd::prove::prove(
+            &rmapcheck::cmd::prove::ProveArgs {
+                files,
+                verbose,
+                format: format.lib(),
+                progress: !quiet,
+            },
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
@@ -446,6 +464,7 @@ fn main() {
             scope,
             no_reduction,
             max_states,
+            quiet,
         } => {
             let sc =
                 match rmapcheck::explore::scope::Scope::load(scope.as_deref().unwrap_or("default"))
@@ -469,6 +488,7 @@ fn main() {
                     },
                     no_reduction,
                     max_states,
+                    progress: !quiet,
                 },
                 &mut std::io::stdout(),
                 &mut std::io::stderr(),

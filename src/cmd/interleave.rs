@@ -30,6 +30,30 @@ pub struct InterleaveArgs {
     pub kinds: Vec<String>,
     pub no_reduction: bool,
     pub max_states: usize,
+    /// Show progress (a spinner on a terminal).
+    pub progress: bool,
+}
+
+/// Parse `--walker` calls and check that each names a walker the model defines, with the
+/// right arguments, on objects that exist in `w`.
+fn parse_walkers(prog: &Program, w: &World, texts: &[String]) -> Result<Vec<Call>, String> {
+    let mut out = Vec::new();
+    for t in texts {
+        let c = Call::parse(t).map_err(|e| format!("{t:?}: {e}"))?;
+        crate::exec::thread::Thread::start(prog, &c.func, &c.args)
+            .map_err(|e| format!("{c}: {e}"))?;
+        for a in &c.args {
+            if let crate::exec::host::Value::Obj(k, id) = *a {
+                if !w.object_live(k, id) {
+                    return Err(format!(
+                        "{c}: {a} does not exist in the world after the setup calls"
+                    ));
+                }
+            }
+        }
+        out.push(c);
+    }
+    Ok(out)
 }
 
 /// The world after the setup calls and the writer call.
@@ -76,18 +100,32 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         let _ = writeln!(err, "rmapcheck interleave: {e}");
         return 2;
     }
+    if let Err(e) = crate::trace::validate_call(&prog, &world, &writer) {
+        let _ = writeln!(err, "{}: the writer {writer}: {e}", a.ops.display());
+        return 2;
+    }
     let sets: Vec<Vec<Call>> = if a.walker.is_empty() {
         let cands = walker_calls(&prog, &world, &a.kinds);
         combinations(&cands, a.walkers.clamp(1, 8))
     } else {
-        match a.walker.iter().map(|c| Call::parse(c)).collect() {
+        match parse_walkers(&prog, &world, &a.walker) {
             Ok(v) => vec![v],
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck interleave: --walker: {e}");
+                let _ = writeln!(err, "rmapcheck interleave: --walker {e}");
                 return 2;
             }
         }
     };
+    if sets.is_empty() {
+        let _ = writeln!(
+            err,
+            "rmapcheck interleave: no walker of kinds {:?} can run in the world of {}: nothing \
+             would be explored",
+            a.kinds,
+            a.ops.display()
+        );
+        return 2;
+    }
     let cfg = Config {
         reduction: !a.no_reduction,
         max_states: if a.max_states == 0 {
@@ -99,7 +137,21 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
     };
     let name = a.model.display().to_string();
     let (mut states, mut status) = (0usize, 0);
-    for set in &sets {
+    let bar = super::progress::Bar::new(a.progress, &name);
+    for (i, set) in sets.iter().enumerate() {
+        if crate::explore::budget::stop_requested() {
+            let _ = writeln!(
+                out,
+                "{name}: incomplete (interrupted) after {i} of {} walker sets",
+                sets.len()
+            );
+            return 3;
+        }
+        bar.report(&format!(
+            "{name}: walker set {}/{}, {states} states",
+            i + 1,
+            sets.len()
+        ));
         let mut calls = vec![writer.clone()];
         calls.extend(set.iter().cloned());
         let r = match explore(&prog, &name, &world, &calls, &cfg) {

@@ -1,8 +1,12 @@
-//! `rmapcheck prove proofs/X.toml ...`: run proof obligations and print their certificates.
-//! Exit status: 0 when every verdict is the expected one, 1 otherwise, 2 on bad input.
+//! `rmapcheck prove proofs/X.toml ...`: run proof obligations and print their certificates, as
+//! text or as KTAP / JUnit / Markdown (one test case per obligation). Exit status: 0 when every
+//! verdict is the expected one, 1 otherwise, 2 on bad input, 3 when an obligation was
+//! incomplete (a bound or SIGINT/SIGTERM) and none failed.
 
+use super::check::TraceFormat;
+use super::formats::{self, Case, Status};
 use super::load_model;
-use crate::explore::proof::{prove as run_proofs, ProofFile};
+use crate::explore::proof::{prove_with as run_proofs, Certificate, ProofFile};
 use crate::explore::search::Outcome;
 use crate::trace::{interleaved, text};
 use std::io::Write;
@@ -22,50 +26,147 @@ pub fn root_of(proof: &Path) -> PathBuf {
     }
 }
 
-pub fn prove(files: &[PathBuf], verbose: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+/// Options of `rmapcheck prove`.
+#[derive(Clone, Debug, Default)]
+pub struct ProveArgs {
+    pub files: Vec<PathBuf>,
+    /// Also print the counterexample of obligations that expect one.
+    pub verbose: bool,
+    /// text, ktap, junit or markdown (json and dot are not certificate formats).
+    pub format: TraceFormat,
+    pub progress: bool,
+}
+
+pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if matches!(a.format, TraceFormat::Json | TraceFormat::Dot) {
+        let _ = writeln!(
+            err,
+            "rmapcheck prove: --format {:?} is not a certificate format (text, ktap, junit, \
+             markdown)",
+            a.format
+        );
+        return 2;
+    }
+    let text_out = a.format == TraceFormat::Text;
     let mut status = 0;
-    for f in files {
+    let mut cases = Vec::new();
+    let worsen = |status: &mut i32, s: i32| {
+        *status = match (*status, s) {
+            (2, _) | (_, 2) => 2,
+            (1, _) | (_, 1) => 1,
+            (3, _) | (_, 3) => 3,
+            _ => 0,
+        }
+    };
+    for f in &a.files {
         let parsed = std::fs::read_to_string(f)
-            .map_err(|e| e.to_string())
+            .map_err(|e| format!("{}: cannot read the proof file: {e}", f.display()))
             .and_then(|t| ProofFile::parse(&t).map_err(|e| format!("{}:{e}", f.display())));
         let pf = match parsed {
             Ok(p) => p,
             Err(e) => {
-                let _ = writeln!(err, "{e}");
-                status = 2;
+                let _ = writeln!(err, "rmapcheck prove: {e}");
+                cases.push(error_case(f, &e));
+                worsen(&mut status, 2);
                 continue;
             }
         };
         let root = root_of(f);
-        match run_proofs(&pf, &root, &|p| load_model(p)) {
+        let bar = super::progress::Bar::new(a.progress, &f.display().to_string());
+        let r = run_proofs(&pf, &root, &|p| load_model(p), &mut |l| bar.report(l));
+        bar.finish();
+        match r {
             Ok(certs) => {
-                for c in certs {
-                    let _ = writeln!(out, "== {}", f.display());
-                    let _ = write!(out, "{}", c.render());
-                    if !c.passed() && status == 0 {
-                        status = 1;
-                    }
-                    if verbose || !c.passed() {
-                        if let Ok(prog) = load_model(&root.join(&pf.model)) {
-                            match &c.outcome {
-                                Outcome::Counterexample(t) => {
-                                    let _ = writeln!(out, "\n{}", text::render(t, &prog));
-                                }
-                                Outcome::Interleaving(t) => {
-                                    let _ = writeln!(out, "\n{}", interleaved::render(t, &prog));
-                                }
-                                _ => {}
-                            }
+                for (i, c) in certs.iter().enumerate() {
+                    let detail = counterexample(c, &root.join(&pf.model));
+                    let show = a.verbose || !c.passed();
+                    if text_out {
+                        let _ = writeln!(out, "== {}", f.display());
+                        let _ = write!(out, "{}", c.render());
+                        if show && !detail.is_empty() {
+                            let _ = writeln!(out, "\n{detail}");
                         }
+                        let _ = writeln!(out);
                     }
-                    let _ = writeln!(out);
+                    let st = case_status(c);
+                    worsen(
+                        &mut status,
+                        match st {
+                            Status::Pass => 0,
+                            Status::Fail => 1,
+                            Status::Incomplete => 3,
+                            Status::Error => 2,
+                        },
+                    );
+                    cases.push(Case {
+                        name: format!("{} obligation {}", f.display(), i + 1),
+                        status: st,
+                        summary: one_line(&c.render()),
+                        detail: if show { detail } else { String::new() },
+                        seconds: c.stats.seconds,
+                    });
                 }
             }
             Err(e) => {
-                let _ = write!(err, "{}: {e}", f.display());
-                status = 2;
+                let _ = writeln!(err, "rmapcheck prove: {}: {e}", f.display());
+                cases.push(error_case(f, &e));
+                worsen(&mut status, 2);
             }
         }
     }
+    let doc = match a.format {
+        TraceFormat::Ktap => formats::ktap("rmapcheck prove", "proof obligations", &cases),
+        TraceFormat::Junit => formats::junit("rmapcheck prove", "proof obligations", &cases),
+        TraceFormat::Markdown => formats::markdown("prove", "proof obligations", &cases),
+        _ => String::new(),
+    };
+    let _ = write!(out, "{doc}");
     status
+}
+
+/// The certificate's verdict, expectation, state count and result on one line.
+fn one_line(render: &str) -> String {
+    render
+        .lines()
+        .filter(|l| ["verdict", "expected", "states", "result"].iter().any(|k| l.starts_with(k)))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn error_case(f: &Path, e: &str) -> Case {
+    Case {
+        name: f.display().to_string(),
+        status: Status::Error,
+        summary: e.lines().next().unwrap_or("").to_string(),
+        detail: if e.trim_end().contains('\n') {
+            e.to_string()
+        } else {
+            String::new()
+        },
+        seconds: 0.0,
+    }
+}
+
+/// Pass when the verdict is the expected one; an incomplete search is neither.
+fn case_status(c: &Certificate) -> Status {
+    if c.passed() {
+        Status::Pass
+    } else if matches!(c.outcome, Outcome::Incomplete { .. }) {
+        Status::Incomplete
+    } else {
+        Status::Fail
+    }
+}
+
+/// The counterexample of a certificate as text, if it has one.
+fn counterexample(c: &Certificate, model: &Path) -> String {
+    let Ok(prog) = load_model(model) else {
+        return String::new();
+    };
+    match &c.outcome {
+        Outcome::Counterexample(t) => text::render(t, &prog),
+        Outcome::Interleaving(t) => interleaved::render(t, &prog),
+        _ => String::new(),
+    }
 }

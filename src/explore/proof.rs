@@ -241,6 +241,13 @@ fn interleavings(
             .map(|c| Call::parse(c))
             .collect::<Result<_, _>>()?]
     };
+    if sets.is_empty() {
+        return Err(format!(
+            "{}: no walker of kinds {:?} can run in this world: nothing would be explored",
+            path.display(),
+            spec.kinds
+        ));
+    }
     let cfg = Config {
         invariants: scope.invariant_set(),
         ..Config::default()
@@ -276,6 +283,16 @@ pub fn prove(
     root: &Path,
     load: &dyn Fn(&Path) -> Result<Program, String>,
 ) -> Result<Vec<Certificate>, String> {
+    prove_with(file, root, load, &mut |_| {})
+}
+
+/// [`prove`], reporting progress lines (about once a second during each search).
+pub fn prove_with(
+    file: &ProofFile,
+    root: &Path,
+    load: &dyn Fn(&Path) -> Result<Program, String>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Certificate>, String> {
     let model = root.join(&file.model);
     let prog = load(&model)?;
     let mut out = Vec::new();
@@ -283,8 +300,14 @@ pub fn prove(
         let scope = o.scope(root)?;
         let expected = o.expected()?;
         let name = file.model.display().to_string();
+        let n = out.len() + 1;
+        progress(&format!("{name}: obligation {n}"));
         let (outcome, stats) = match &o.interleave {
-            None => search(&prog, &name, &scope, &mut |_, _, _, _| {}),
+            None => search(&prog, &name, &scope, &mut |states, depth, _, _| {
+                progress(&format!(
+                    "{name}: obligation {n}: {states} states, depth {depth}"
+                ))
+            }),
             Some(spec) => interleavings(&prog, &name, root, spec, &scope)?,
         };
         if o.interleave.is_none()

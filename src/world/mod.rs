@@ -181,6 +181,20 @@ impl World {
             .map(|f| self.files[f as usize].f_mapping)
     }
 
+    /// Whether `kind#id` names a live object of this world (a VMA must also be in its mm).
+    pub fn object_live(&self, kind: crate::exec::host::ObjKind, id: u32) -> bool {
+        use crate::exec::host::ObjKind as K;
+        let i = id as usize;
+        match kind {
+            K::Mm => self.mms.get(i).is_some_and(|m| !m.freed),
+            K::Vma => crate::check::membership::vma_live(self, id),
+            K::File => i < self.files.len(),
+            K::Mapping => i < self.mappings.len(),
+            K::AnonVma => self.anon_vmas.get(i).is_some_and(|a| !a.freed),
+            K::Avc => self.avcs.get(i).is_some_and(|a| !a.freed),
+        }
+    }
+
     /// The VMAs of `mm` in address order, as its VMA list (maple tree) holds them.
     pub fn mm_vmas(&self, mm: u32) -> Vec<u32> {
         self.mms[mm as usize]
