@@ -128,7 +128,11 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 fn one_line(render: &str) -> String {
     render
         .lines()
-        .filter(|l| ["verdict", "expected", "states", "result"].iter().any(|k| l.starts_with(k)))
+        .filter(|l| {
+            ["verdict", "expected", "states", "result"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join("; ")

@@ -166,6 +166,33 @@ impl Program {
     }
 
     /// File name, line, column and the text of the line at `loc`.
+    /// The kernel function a model function stands for, from the `// kernel: FILE FUNCTION`
+    /// line in the comments just above its definition (`none (model helper)` for helpers);
+    /// `None` when the function has no such line.
+    pub fn kernel_ref(&self, name: &str) -> Option<String> {
+        let f = self.funcs.get(self.function(name)?.0 as usize)?;
+        let text = &self.sources.files().get(f.loc.file as usize)?.text;
+        let lines: Vec<&str> = text.lines().collect();
+        // the signature may start a line or two before the name's location: look above the
+        // first line of the definition, through the comment block
+        let mut i = (f.loc.line as usize).checked_sub(2)?;
+        loop {
+            let l = lines.get(i)?.trim();
+            if let Some(r) = l.strip_prefix("// kernel:") {
+                return Some(r.trim().to_string());
+            }
+            let comment = l.is_empty()
+                || l.starts_with("//")
+                || l.starts_with("/*")
+                || l.starts_with('*')
+                || l.ends_with("*/");
+            if !comment {
+                return None;
+            }
+            i = i.checked_sub(1)?;
+        }
+    }
+
     pub fn source_line(&self, loc: SrcLoc) -> (&str, u32, u32, &str) {
         (
             self.sources.name(loc.file),

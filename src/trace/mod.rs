@@ -3,6 +3,7 @@
 //! JSON for `rmapcheck replay`, rendered as plain text for patch reviews and as DOT for the trees,
 //! and minimised by dropping calls and files while the same invariant still fails.
 
+pub mod calls;
 pub mod dot;
 pub mod interleaved;
 pub mod minimise;
@@ -40,6 +41,10 @@ pub struct Trace {
     pub initial: Scenario,
     /// The calls; the last one fails. Object ids refer to the canonical world before each call.
     pub calls: Vec<Call>,
+    /// The same calls as a kernel developer reads them (`mmap(mm#0, [0,1), f0 (file#0), pgoff
+    /// 0, MAP_PRIVATE)`); for people, not read back.
+    #[serde(default)]
+    pub calls_kernel: Vec<String>,
     /// Visible steps of the last call up to the failing one.
     pub steps: Vec<StepRecord>,
     /// Where and what failed; `None` if re-running did not reproduce a failure.
@@ -141,6 +146,7 @@ impl Trace {
             model_hash: model_hash(prog),
             scope: scope.clone(),
             initial: initial.clone(),
+            calls_kernel: calls::kernel_forms(prog, initial, &calls),
             calls,
             steps,
             failure,
@@ -166,6 +172,7 @@ impl Trace {
             scope: scope.clone(),
             initial: initial.clone(),
             calls: Vec::new(),
+            calls_kernel: Vec::new(),
             steps: Vec::new(),
             failure: Some(Failure {
                 step: None,

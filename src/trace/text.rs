@@ -11,8 +11,29 @@ pub const WIDTH: usize = 80;
 /// Steps of the failing call shown (the last ones before the failure).
 pub const MAX_STEPS_SHOWN: usize = 40;
 
-/// Hard-wrap `line` to [`WIDTH`] columns, continuation lines indented by 4 more spaces; non-ASCII
-/// characters become `?`.
+/// Where to break `s` so that the first part fits in `room` columns: after the last space, else
+/// after the last punctuation that ends a token (`,`, `(`, `)`, `[`, `]`, `;`, `:`, `=`, `>`),
+/// else (one token longer than the room) at the room.
+pub fn break_point(s: &str, room: usize) -> usize {
+    if s.len() <= room {
+        return s.len();
+    }
+    let head = &s.as_bytes()[..=room.min(s.len() - 1)];
+    if let Some(i) = head.iter().rposition(|&b| b == b' ').filter(|&i| i > 0) {
+        return i;
+    }
+    if let Some(i) = head[..room]
+        .iter()
+        .rposition(|b| b",()[];:=>".contains(b))
+        .filter(|&i| i > 0)
+    {
+        return i + 1;
+    }
+    room
+}
+
+/// Wrap `line` to [`WIDTH`] columns at token boundaries, continuation lines indented by 4 more
+/// spaces; non-ASCII characters become `?`.
 pub fn wrap(line: &str, out: &mut String) {
     let line: String = line
         .chars()
@@ -25,31 +46,20 @@ pub fn wrap(line: &str, out: &mut String) {
         })
         .collect::<String>()
         .replace('\t', "    ");
-    let indent = line.len() - line.trim_start().len() + 4;
+    let indent = (line.len() - line.trim_start().len() + 4).min(WIDTH / 2);
     let mut rest: &str = &line;
     let mut first = true;
     loop {
-        let room = if first {
-            WIDTH
-        } else {
-            WIDTH - indent.min(WIDTH / 2)
-        };
+        let room = if first { WIDTH } else { WIDTH - indent };
+        if !first {
+            out.push_str(&" ".repeat(indent));
+        }
         if rest.len() <= room {
-            if !first {
-                out.push_str(&" ".repeat(indent.min(WIDTH / 2)));
-            }
             out.push_str(rest);
             out.push('\n');
             return;
         }
-        // break at the last space within room, else hard
-        let cut = rest[..room]
-            .rfind(' ')
-            .filter(|&i| i > room / 2)
-            .unwrap_or(room);
-        if !first {
-            out.push_str(&" ".repeat(indent.min(WIDTH / 2)));
-        }
+        let cut = break_point(rest, room);
         out.push_str(rest[..cut].trim_end());
         out.push('\n');
         rest = rest[cut..].trim_start();
@@ -99,6 +109,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         if init.is_empty() { "(empty)" } else { &init },
     );
 
+    let kernel = super::calls::kernel_forms(prog, &t.initial, &t.calls);
     let mut calls = String::new();
     for (i, c) in t.calls.iter().enumerate() {
         let mark = if i + 1 == t.calls.len() {
@@ -106,11 +117,12 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         } else {
             ""
         };
-        calls += &format!("{}. {c}{mark}\n", i + 1);
+        calls += &format!("{}. {}{mark}\n", i + 1, kernel[i]);
+        calls += &format!("     = {c}\n");
     }
     section(
         &mut out,
-        "Calls:",
+        "Calls (addresses in pages; `= ...` is the form `run` and `replay` read):",
         if calls.is_empty() { "(none)" } else { &calls },
     );
 
@@ -131,11 +143,23 @@ pub fn render(t: &Trace, prog: &Program) -> String {
             })
             .collect();
         let skip = shown.len().saturating_sub(MAX_STEPS_SHOWN);
+        let hidden = t.steps.len() - shown.len();
         let mut steps = String::new();
-        if skip > 0 {
-            steps += &format!("... {skip} earlier steps\n");
+        if hidden > 0 {
+            steps += &format!("({hidden} plain field reads not shown)\n");
         }
+        if skip > 0 {
+            steps += &format!("... {skip} earlier steps not shown\n");
+        }
+        let mut in_func = "";
         for (i, s) in &shown[skip..] {
+            if s.func != in_func {
+                in_func = &s.func;
+                steps += &match prog.kernel_ref(&s.func) {
+                    Some(k) => format!("in {} (kernel: {k}):\n", s.func),
+                    None => format!("in {}:\n", s.func),
+                };
+            }
             let (file, line, _, _) = prog.source_line(s.loc);
             let file = file.rsplit('/').next().unwrap_or(file);
             let mark = if Some(*i) == fail_step { ">>" } else { "  " };

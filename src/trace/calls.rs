@@ -1,0 +1,224 @@
+//! Calls as a kernel developer reads them: the system call or kernel function an entry point
+//! stands for, with its arguments named and in units (`[start,end)` in pages, `pgoff`,
+//! `MAP_PRIVATE`/`MAP_SHARED`, the file by name). Traces, scenarios and the JSON's
+//! `calls_kernel` use this form; the JSON's `calls` keep the stable machine form
+//! (`sys_mmap(mm#0, file#0, 0, 1, 0, false)`) that `run` and `replay` read.
+
+use crate::exec::host::{ObjKind, Value};
+use crate::world::scenario::Call;
+use crate::world::World;
+
+fn int(c: &Call, i: usize) -> Option<i64> {
+    match c.args.get(i) {
+        Some(Value::Int(n)) => Some(*n),
+        _ => None,
+    }
+}
+
+fn boolean(c: &Call, i: usize) -> Option<bool> {
+    match c.args.get(i) {
+        Some(Value::Bool(b)) => Some(*b),
+        Some(Value::Int(n)) => Some(*n != 0),
+        _ => None,
+    }
+}
+
+fn obj(c: &Call, i: usize) -> String {
+    c.args.get(i).map_or("?".to_string(), |v| v.to_string())
+}
+
+/// A file argument by name: `/dev/zero`, the scope's file name, or `anonymous` for NULL.
+fn file(c: &Call, i: usize, w: Option<&World>) -> String {
+    match c.args.get(i) {
+        Some(Value::Null) => "anonymous".to_string(),
+        Some(Value::Obj(ObjKind::File, f)) => match w.and_then(|w| w.files.get(*f as usize)) {
+            Some(file) if file.dev_zero => format!("/dev/zero (file#{f})"),
+            Some(file) => format!("{} (file#{f})", file.name),
+            None => format!("file#{f}"),
+        },
+        Some(v) => v.to_string(),
+        None => "?".to_string(),
+    }
+}
+
+/// A VMA argument with its range in `w`.
+fn vma(c: &Call, i: usize, w: Option<&World>) -> String {
+    match (c.args.get(i), w) {
+        (Some(Value::Obj(ObjKind::Vma, v)), Some(w)) => match w.vmas.get(*v as usize) {
+            Some(x) => format!("vma#{v} [{},{})", x.vm_start, x.vm_end),
+            None => format!("vma#{v}"),
+        },
+        _ => obj(c, i),
+    }
+}
+
+fn range(c: &Call, a: usize, b: usize) -> String {
+    match (int(c, a), int(c, b)) {
+        (Some(s), Some(e)) => format!("[{s},{e})"),
+        _ => "[?,?)".to_string(),
+    }
+}
+
+fn n(c: &Call, i: usize) -> String {
+    int(c, i).map_or("?".to_string(), |v| v.to_string())
+}
+
+/// `c` in the kernel's terms, given the world just before it (for file names and VMA ranges);
+/// the machine form for a function this module does not know.
+pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
+    let args = c.args.len();
+    let arity = |k: usize| args == k;
+    match c.func.as_str() {
+        "sys_mmap" if arity(6) => {
+            let flags = if boolean(c, 5) == Some(true) {
+                "MAP_SHARED"
+            } else {
+                "MAP_PRIVATE"
+            };
+            let f = file(c, 1, w);
+            let off = if matches!(c.args.get(1), Some(Value::Null)) {
+                String::new()
+            } else {
+                format!(", pgoff {}", n(c, 4))
+            };
+            format!("mmap({}, {}, {f}{off}, {flags})", obj(c, 0), range(c, 2, 3))
+        }
+        "sys_munmap" if arity(3) => format!("munmap({}, {})", obj(c, 0), range(c, 1, 2)),
+        "sys_mprotect" if arity(4) => {
+            let prot = if boolean(c, 3) == Some(true) {
+                "PROT_READ|PROT_WRITE"
+            } else {
+                "PROT_READ"
+            };
+            format!("mprotect({}, {}, {prot})", obj(c, 0), range(c, 1, 2))
+        }
+        "sys_mremap_expand" if arity(3) => format!(
+            "mremap({}, VMA at {}, grow in place to end {})",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2)
+        ),
+        "sys_mremap_shrink" if arity(3) => format!(
+            "mremap({}, VMA at {}, shrink to end {})",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2)
+        ),
+        "sys_shift_down" if arity(3) => format!(
+            "exec stack move({}, VMA at {}, down {} pages)",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2)
+        ),
+        "sys_fork" if arity(1) => format!("fork({})", obj(c, 0)),
+        "sys_exit" if arity(1) => format!("exit_mmap({})", obj(c, 0)),
+        "do_anonymous_fault" if arity(2) => {
+            format!("write fault({}, page {})", obj(c, 0), n(c, 1))
+        }
+        "do_file_fault" if arity(2) => format!("file read fault({}, page {})", obj(c, 0), n(c, 1)),
+        "contract_split" if arity(4) => format!(
+            "__split_vma({}, at {}, {})",
+            vma(c, 1, w),
+            n(c, 2),
+            if int(c, 3).unwrap_or(0) != 0 {
+                "new below"
+            } else {
+                "new above"
+            }
+        ),
+        "contract_shrink" if arity(5) => format!(
+            "vma_shrink({}, to {}, pgoff {})",
+            vma(c, 1, w),
+            range(c, 2, 3),
+            n(c, 4)
+        ),
+        "contract_adjust_next" if arity(4) => format!(
+            "commit_merge: {} ends at {} (pgoff {}), next starts there",
+            vma(c, 1, w),
+            n(c, 2),
+            n(c, 3)
+        ),
+        "contract_adjust_middle" if arity(4) => format!(
+            "commit_merge: prev grows to {1} (pgoff {2}), {0} starts there",
+            vma(c, 1, w),
+            n(c, 2),
+            n(c, 3)
+        ),
+        "rmap_walk_file" if arity(2) => format!("rmap_walk_file({}, pgoff {})", obj(c, 0), n(c, 1)),
+        "rmap_walk_anon" if arity(2) => format!("rmap_walk_anon({}, pgoff {})", obj(c, 0), n(c, 1)),
+        "flush_dcache_walk" if arity(2) => {
+            format!("flush_dcache_folio walk({}, pgoff {})", obj(c, 0), n(c, 1))
+        }
+        "madvise_dontneed" if arity(3) => {
+            format!("madvise({}, {}, MADV_DONTNEED)", obj(c, 0), range(c, 1, 2))
+        }
+        _ => c.to_string(),
+    }
+}
+
+/// The kernel form of each call, each in the world just before it (re-running the calls from
+/// `initial` on `prog`, canonical between calls as traces number objects).
+pub fn kernel_forms(
+    prog: &crate::lang::Program,
+    initial: &crate::world::scenario::Scenario,
+    calls: &[Call],
+) -> Vec<String> {
+    let mut w = initial.build().ok().map(|w| w.canonical());
+    let mut out = Vec::with_capacity(calls.len());
+    for c in calls {
+        out.push(kernel_form(c, w.as_ref()));
+        w = w.and_then(|mut w| {
+            let r = crate::explore::op::apply(
+                prog,
+                &mut w,
+                c,
+                crate::explore::op::CheckOpts::default(),
+            );
+            r.failure.is_none().then(|| w.canonical())
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(s: &str) -> Call {
+        Call::parse(s).unwrap()
+    }
+
+    #[test]
+    fn mmap_reads_like_the_system_call() {
+        let mut w = World::new();
+        w.add_file("f0", false);
+        w.add_file("zero", true);
+        let k = |s: &str| kernel_form(&call(s), Some(&w));
+        assert_eq!(
+            k("sys_mmap(mm#0, file#0, 0, 1, 0, false)"),
+            "mmap(mm#0, [0,1), f0 (file#0), pgoff 0, MAP_PRIVATE)"
+        );
+        assert_eq!(
+            k("sys_mmap(mm#0, file#1, 2, 4, 2, true)"),
+            "mmap(mm#0, [2,4), /dev/zero (file#1), pgoff 2, MAP_SHARED)"
+        );
+        assert_eq!(
+            k("sys_mmap(mm#0, NULL, 2, 4, 2, false)"),
+            "mmap(mm#0, [2,4), anonymous, MAP_PRIVATE)"
+        );
+        assert_eq!(k("sys_munmap(mm#1, 3, 5)"), "munmap(mm#1, [3,5))");
+        assert_eq!(
+            k("sys_mprotect(mm#0, 0, 2, false)"),
+            "mprotect(mm#0, [0,2), PROT_READ)"
+        );
+    }
+
+    #[test]
+    fn unknown_functions_keep_the_machine_form() {
+        let c = call("sys_frobnicate(mm#0, 1)");
+        assert_eq!(kernel_form(&c, None), "sys_frobnicate(mm#0, 1)");
+        // the wrong arity too: never a misleading rendering
+        let c = call("sys_munmap(mm#0, 1)");
+        assert_eq!(kernel_form(&c, None), "sys_munmap(mm#0, 1)");
+    }
+}
