@@ -3,11 +3,13 @@
 
 pub mod check;
 pub mod compare;
+pub mod diff;
 pub mod fuzz;
 pub mod interleave;
 pub mod kdiff;
 pub mod list;
 pub mod locks;
+pub mod new;
 pub mod prove;
 pub mod replay;
 pub mod run;
