@@ -143,6 +143,32 @@ enum Cmd {
         #[arg(long)]
         quiet: bool,
     },
+    /// Show a patch model against the baseline as a unified diff, function by function (the
+    /// definitions each program runs, after includes and overrides). Exit status: 0 printed,
+    /// 2 bad input.
+    Diff {
+        /// The patch model (a file, or a directory holding exactly one model).
+        patch: PathBuf,
+        /// The model to compare with.
+        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        base: PathBuf,
+    },
+    /// Scaffold a patch model DIR/NAME.rmap (header template, the baseline's include and a copy
+    /// of vma_complete() to edit) and its proof file PROOFS/patch-NAME.toml. Exit status: 0
+    /// written, 2 bad name, a file exists or bad base model.
+    New {
+        /// The patch's short name, [a-z0-9][a-z0-9_-]*.
+        name: String,
+        /// The model the patch applies to.
+        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        base: PathBuf,
+        /// Directory of the new model.
+        #[arg(long, default_value = "models/patches")]
+        dir: PathBuf,
+        /// Directory of the new proof file.
+        #[arg(long, default_value = "proofs")]
+        proofs: PathBuf,
+    },
     /// Run proof obligations (proofs/*.toml) and print their certificates.
     Prove {
         /// Proof files.
@@ -402,6 +428,26 @@ fn main() {
                 },
                 scenario,
                 procs,
+            },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::Diff { patch, base } => rmapcheck::cmd::diff::diff(
+            &rmapcheck::cmd::diff::DiffArgs { patch, base },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::New {
+            name,
+            base,
+            dir,
+            proofs,
+        } => rmapcheck::cmd::new::new_patch(
+            &rmapcheck::cmd::new::NewArgs {
+                name,
+                base,
+                dir,
+                proofs,
             },
             &mut std::io::stdout(),
             &mut std::io::stderr(),

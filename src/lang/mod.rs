@@ -16,4 +16,4 @@ pub mod types;
 
 pub use diag::{render_diagnostics, Diagnostic, SourceMap, SrcLoc};
 pub use load::{load_file, load_str};
-pub use program::{FuncId, FuncSig, Program};
+pub use program::{FuncId, FuncSig, FuncSource, Program};

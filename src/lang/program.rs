@@ -3,6 +3,7 @@
 
 use super::ast::{BinOp, UnOp};
 use super::diag::{SourceMap, SrcLoc};
+use super::lexer::{lex, Tok};
 use super::types::Type;
 use crate::exec::host::Value;
 use std::collections::BTreeMap;
@@ -105,6 +106,18 @@ pub struct Function {
     pub loc: SrcLoc,
 }
 
+/// The source text of one function definition, as [`Program::func_source`] finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FuncSource<'a> {
+    /// The file it is written in (an index into [`Program::sources`]).
+    pub file: u16,
+    /// 1-based line where the definition starts (its return type, `static` and all).
+    pub line: u32,
+    /// Whole lines, from that one through the line of the closing brace, with their line
+    /// breaks. Comments above the definition are not part of it; those inside are.
+    pub text: &'a str,
+}
+
 /// A model-local struct layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocalStruct {
@@ -200,6 +213,52 @@ impl Program {
             loc.col,
             self.sources.line_text(loc.file, loc.line),
         )
+    }
+
+    /// Where the definition of `id` that this program runs is written, and its text: the
+    /// definition that won (a later one replaces an earlier one), found again in its file from
+    /// the function's name. `None` only for a program whose sources are not the ones it was
+    /// compiled from.
+    pub fn func_source(&self, id: FuncId) -> Option<FuncSource<'_>> {
+        let loc = self.funcs.get(id.0 as usize)?.loc;
+        let text = &self.sources.files().get(loc.file as usize)?.text;
+        let toks = lex(loc.file, text).ok()?;
+        let name = toks
+            .iter()
+            .position(|t| t.loc == loc && matches!(t.tok, Tok::Ident(_)))?;
+        // back over the return type: words and `*` (a directive or item before it ends in a
+        // number, a string, `;` or `}`)
+        let mut first = name;
+        while first > 0 && matches!(toks[first - 1].tok, Tok::Ident(_) | Tok::Punct("*")) {
+            first -= 1;
+        }
+        // forward to the brace that closes the body
+        let open = name + toks[name..].iter().position(|t| t.tok == Tok::Punct("{"))?;
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, t) in toks.iter().enumerate().skip(open) {
+            match t.tok {
+                Tok::Punct("{") => depth += 1,
+                Tok::Punct("}") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end_tok = &toks[close?];
+        let start = text[..toks[first].start].rfind('\n').map_or(0, |p| p + 1);
+        let end = text[end_tok.end..]
+            .find('\n')
+            .map_or(text.len(), |p| end_tok.end + p + 1);
+        Some(FuncSource {
+            file: loc.file,
+            line: toks[first].loc.line,
+            text: &text[start..end],
+        })
     }
 
     /// `file:line:col` for a location.

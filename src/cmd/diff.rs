@@ -1,0 +1,377 @@
+//! `rmapcheck diff PATCH [BASE]`: a patch model set against the baseline one function at a time,
+//! so that a reviewer can hold it beside the C patch.
+//!
+//! Both models are loaded as `check` loads them (includes resolved, a later definition replacing
+//! an earlier one), and for every function name the definition each program actually runs is
+//! compared as source text: from its return type to its closing brace, comments inside
+//! included, the comment above it not (patch models say "as the baseline, except ..." there).
+//! A function that differs is printed as a unified diff with 3 lines of context whose hunk
+//! line numbers are those of the model files; one defined in only one model is all added or
+//! all removed. Model-local structs whose fields differ get a one-line note. The kernel file
+//! named in a header comes from the comment above the function, else from the one kernel file
+//! its model file's opening comment names; a patch's function takes the baseline's.
+
+use super::load_model;
+use crate::lang::Program;
+use similar::TextDiff;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// Arguments of `rmapcheck diff`.
+#[derive(Clone, Debug)]
+pub struct DiffArgs {
+    /// The patch model: a file, or a directory holding exactly one model.
+    pub patch: PathBuf,
+    /// The model it is compared with (the same forms).
+    pub base: PathBuf,
+}
+
+/// One function definition as a model uses it.
+#[derive(Clone, Debug)]
+struct Def {
+    text: String,
+    /// The model file, as a path relative to the working directory where it can be.
+    file: String,
+    line: u32,
+    /// The kernel source file the function belongs to, when the model says so.
+    kernel: Option<String>,
+}
+
+/// What the comparison found, for the summary line.
+#[derive(Default)]
+struct Counts {
+    differ: usize,
+    added: usize,
+    removed: usize,
+    unchanged: usize,
+}
+
+/// Runs `rmapcheck diff`. Exit status: 0 printed (differences or not), 2 bad input.
+pub fn diff(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut progs = Vec::new();
+    for p in [&args.base, &args.patch] {
+        let loaded = match resolve_model(p) {
+            Ok(file) => load_model(&file),
+            Err(e) => Err(format!("rmapcheck diff: {e}\n")),
+        };
+        match loaded {
+            Ok(prog) => progs.push(prog),
+            Err(d) => {
+                let _ = write!(err, "{d}");
+                return 2;
+            }
+        }
+    }
+    let _ = write!(out, "{}", render(&progs[0], &progs[1]));
+    0
+}
+
+/// The whole report: a diff per function that differs, struct notes, and the summary line.
+pub fn render(base: &Program, patch: &Program) -> String {
+    let old = definitions(base, None);
+    let new = definitions(patch, Some(&old));
+    let mut names: Vec<&String> = old.keys().chain(new.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut s = String::new();
+    let mut c = Counts::default();
+    for name in names {
+        match (old.get(name), new.get(name)) {
+            (Some(a), Some(b)) if a.text == b.text => c.unchanged += 1,
+            (a, b) => {
+                match (a, b) {
+                    (Some(_), Some(_)) => c.differ += 1,
+                    (Some(_), None) => c.removed += 1,
+                    _ => c.added += 1,
+                }
+                function_diff(&mut s, name, a, b);
+            }
+        }
+    }
+    let notes = struct_notes(base, patch);
+    s.push_str(&notes);
+    if c.differ + c.added + c.removed == 0 && notes.is_empty() {
+        s.push_str("no differences\n");
+    }
+    s.push_str(&format!(
+        "{} functions differ, {} added, {} removed, {} unchanged\n",
+        c.differ, c.added, c.removed, c.unchanged
+    ));
+    s
+}
+
+/// The model file `path` names: itself, or the only `*.rmap` file directly inside a directory.
+pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read directory {}: {e}", path.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rmap"))
+        .collect();
+    found.sort();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(format!("no model (*.rmap) in {}", path.display())),
+        n => Err(format!(
+            "{} holds {n} models ({}): name one",
+            path.display(),
+            found
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Every function of `prog` with its effective definition. For a patch, `base` gives the
+/// kernel file of the functions both define.
+fn definitions(prog: &Program, base: Option<&BTreeMap<String, Def>>) -> BTreeMap<String, Def> {
+    let mut defs = BTreeMap::new();
+    for name in prog.function_names() {
+        let Some(id) = prog.function(name) else {
+            continue;
+        };
+        let def = match prog.func_source(id) {
+            Some(src) => {
+                let file_text = &prog.sources().files()[src.file as usize].text;
+                let from_base = base
+                    .and_then(|b| b.get(name))
+                    .and_then(|d| d.kernel.clone());
+                Def {
+                    text: src.text.to_string(),
+                    file: display_path(prog.sources().name(src.file)),
+                    line: src.line,
+                    kernel: from_base.or_else(|| kernel_file(file_text, src.line)),
+                }
+            }
+            None => {
+                let loc = prog.func(id).loc;
+                Def {
+                    text: "(source text not available)\n".into(),
+                    file: display_path(prog.sources().name(loc.file)),
+                    line: loc.line,
+                    kernel: None,
+                }
+            }
+        };
+        defs.insert(name.to_string(), def);
+    }
+    defs
+}
+
+/// The `---`/`+++` header and the hunks of one function.
+fn function_diff(s: &mut String, name: &str, old: Option<&Def>, new: Option<&Def>) {
+    s.push_str(&header("---", "base", name, old.or(new), old));
+    s.push_str(&header("+++", "patch", name, new.or(old), new));
+    let (a, a_line) = old.map_or(("", 0), |d| (d.text.as_str(), d.line));
+    let (b, b_line) = new.map_or(("", 0), |d| (d.text.as_str(), d.line));
+    hunks(s, a, a_line, b, b_line);
+}
+
+/// `--- base: mm/vma.c vma_complete  (models/v7.3-rc4/lib/vma.rmap:120)`; `(not defined)` for
+/// the side without it. `named` is where the kernel file is taken from.
+fn header(mark: &str, side: &str, name: &str, named: Option<&Def>, def: Option<&Def>) -> String {
+    let kernel = named
+        .and_then(|d| d.kernel.as_deref())
+        .map(|k| format!("{k} "))
+        .unwrap_or_default();
+    let place = def.map_or("not defined".to_string(), |d| {
+        format!("{}:{}", d.file, d.line)
+    });
+    format!("{mark} {side}: {kernel}{name}  ({place})\n")
+}
+
+/// Unified-diff hunks of `a` against `b` (3 lines of context). Line numbers are file lines:
+/// `a_line`/`b_line` are the first lines of the two texts (0 for an absent side).
+fn hunks(s: &mut String, a: &str, a_line: u32, b: &str, b_line: u32) {
+    let d = TextDiff::from_lines(a, b);
+    for group in d.grouped_ops(3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old = first.old_range().start..last.old_range().end;
+        let new = first.new_range().start..last.new_range().end;
+        s.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            hunk_range(old, a_line),
+            hunk_range(new, b_line)
+        ));
+        for op in &group {
+            for change in d.iter_changes(op) {
+                s.push_str(&format!("{}{}", change.tag(), change.value()));
+                if change.missing_newline() {
+                    s.push_str("\n\\ No newline at end of file\n");
+                }
+            }
+        }
+    }
+}
+
+/// `start,len` of a hunk side in file lines (`start` alone when `len` is 1; for an empty range
+/// the line before it, as diff(1) writes it).
+fn hunk_range(r: std::ops::Range<usize>, first_line: u32) -> String {
+    let off = first_line.saturating_sub(1) as usize;
+    let len = r.end - r.start;
+    match len {
+        0 if first_line == 0 => "0,0".to_string(),
+        0 => format!("{},0", off + r.start),
+        1 => format!("{}", off + r.start + 1),
+        _ => format!("{},{}", off + r.start + 1, len),
+    }
+}
+
+/// One line for each model-local struct whose fields differ (or that only one model has).
+fn struct_notes(base: &Program, patch: &Program) -> String {
+    let fields = |p: &Program| -> BTreeMap<String, Vec<String>> {
+        p.structs()
+            .iter()
+            .map(|s| {
+                let f = s
+                    .fields
+                    .iter()
+                    .map(|(n, t)| format!("{n}: {t:?}"))
+                    .collect();
+                (s.name.clone(), f)
+            })
+            .collect()
+    };
+    let (old, new) = (fields(base), fields(patch));
+    let mut names: Vec<&String> = old.keys().chain(new.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut s = String::new();
+    for name in names {
+        let line = match (old.get(name), new.get(name)) {
+            (Some(a), Some(b)) if a == b => continue,
+            (Some(a), Some(b)) => {
+                let name_of = |f: &String| f.split(':').next().unwrap_or("").to_string();
+                let gone = a
+                    .iter()
+                    .filter(|f| !b.contains(f))
+                    .map(|f| format!("-{}", name_of(f)));
+                let come = b
+                    .iter()
+                    .filter(|f| !a.contains(f))
+                    .map(|f| format!("+{}", name_of(f)));
+                let changes: Vec<String> = gone.chain(come).collect();
+                if changes.is_empty() {
+                    format!("struct {name}: fields reordered")
+                } else {
+                    format!("struct {name}: fields {}", changes.join(" "))
+                }
+            }
+            (Some(_), None) => format!("struct {name}: only in the base"),
+            _ => format!("struct {name}: only in the patch"),
+        };
+        s.push_str(&format!("note: {line}\n"));
+    }
+    s
+}
+
+/// The kernel source file a function belongs to: the one the comment right above `line` names,
+/// else the only one the file's opening comment names.
+fn kernel_file(text: &str, line: u32) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let above: Vec<&str> = lines[..(line as usize).saturating_sub(1).min(lines.len())]
+        .iter()
+        .rev()
+        .take_while(|l| is_comment_line(l))
+        .copied()
+        .collect();
+    let opening: Vec<&str> = lines
+        .iter()
+        .take_while(|l| is_comment_line(l))
+        .copied()
+        .collect();
+    let named = |ls: &[&str]| {
+        let mut found: Vec<String> = ls.iter().flat_map(|l| kernel_paths(l)).collect();
+        found.sort();
+        found.dedup();
+        found
+    };
+    let near = named(&above);
+    if let Some(k) = near.first() {
+        return Some(k.clone());
+    }
+    let top = named(&opening);
+    (top.len() == 1).then(|| top[0].clone())
+}
+
+fn is_comment_line(l: &str) -> bool {
+    let t = l.trim_start();
+    t.starts_with("/*") || t.starts_with('*') || t.starts_with("//")
+}
+
+/// Kernel source paths such as `mm/vma.c` or `include/linux/mm.h` written in a line.
+fn kernel_paths(line: &str) -> Vec<String> {
+    const TOPS: &[&str] = &["mm/", "kernel/", "fs/", "lib/", "include/", "arch/"];
+    line.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| TOPS.iter().any(|t| w.starts_with(t)))
+        .filter(|w| w.ends_with(".c") || w.ends_with(".h"))
+        .filter(|w| !w.contains(".."))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A model file name for display: relative to the working directory when inside it, with
+/// `.` and `dir/..` taken out.
+fn display_path(name: &str) -> String {
+    let p = Path::new(name);
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize);
+    let rel = match &cwd {
+        Ok(c) if p.is_absolute() => p.strip_prefix(c).unwrap_or(p),
+        _ => p,
+    };
+    let mut parts: Vec<Component> = Vec::new();
+    for comp in rel.components() {
+        match comp {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let out: PathBuf = parts.iter().collect();
+    out.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunk_ranges_are_file_lines() {
+        assert_eq!(hunk_range(0..3, 120), "120,3");
+        assert_eq!(hunk_range(2..3, 120), "122");
+        assert_eq!(hunk_range(0..0, 0), "0,0");
+        assert_eq!(hunk_range(4..4, 10), "13,0");
+    }
+
+    #[test]
+    fn kernel_paths_are_found_in_prose() {
+        assert_eq!(
+            kernel_paths(" * (mm/mmap.c, mm/vma.c, ...)"),
+            ["mm/mmap.c", "mm/vma.c"]
+        );
+        assert!(kernel_paths(" * ../shared/DESIGN.md and lib/vma.rmap").is_empty());
+        let text = "/*\n * paths of mm/vma.c\n */\n\n/* f(): x */\nint f()\n{\n}\n";
+        assert_eq!(kernel_file(text, 6).as_deref(), Some("mm/vma.c"));
+        let text = "/* a (mm/memory.c) */\nint f()\n{\n}\n";
+        assert_eq!(kernel_file(text, 2).as_deref(), Some("mm/memory.c"));
+    }
+
+    #[test]
+    fn display_paths_drop_parent_steps() {
+        assert_eq!(
+            display_path("models/patches/../v7.3-rc4/baseline.rmap"),
+            "models/v7.3-rc4/baseline.rmap"
+        );
+    }
+}
