@@ -10,6 +10,7 @@ pub mod list;
 pub mod locks;
 pub mod prove;
 pub mod replay;
+pub mod report;
 pub mod run;
 
 use crate::lang::{self, Program};
