@@ -10,6 +10,7 @@ pub mod explore;
 pub mod fuzzing;
 pub mod lang;
 pub mod oracle;
+pub mod report;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;

@@ -119,6 +119,19 @@ enum Cmd {
         #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
         baseline: PathBuf,
     },
+    /// Write a counterexample trace as one self-contained HTML page: header, calls, steps of
+    /// the failing call, every rmap tree drawn before the last call and at the failure with the
+    /// changed nodes highlighted, and both worlds. Exit status: 0 written, 2 bad input.
+    Report {
+        /// The trace (JSON from `check --format json` or `--trace-dir`).
+        trace: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Re-run the trace on this model instead of the one it names.
+        #[arg(long)]
+        model: Option<PathBuf>,
+    },
     /// List the models under ./models and the invariants.
     List,
     /// Compare a patch model with the baseline: equivalence over every call sequence of a
@@ -403,6 +416,17 @@ fn main() {
             &trace,
             output.as_deref(),
             &baseline,
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::Report {
+            trace,
+            output,
+            model,
+        } => rmapcheck::cmd::report::report(
+            &trace,
+            output.as_deref(),
+            model.as_deref(),
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),

@@ -14,6 +14,7 @@ pub mod progress;
 pub mod new;
 pub mod prove;
 pub mod replay;
+pub mod report;
 pub mod run;
 
 use crate::lang::{self, Program};
