@@ -2,7 +2,7 @@
 //! file, an unknown scope or invariant, a proof file, a scenario, a model with an error.
 
 use rmapcheck::cmd::check::{check, CheckArgs};
-use rmapcheck::cmd::prove::prove;
+use rmapcheck::cmd::prove::ProveArgs;
 use rmapcheck::cmd::run::run;
 use std::path::PathBuf;
 
@@ -89,7 +89,17 @@ fn bad_proof_file_and_scenario() {
         "model = \"x.rmap\"\n[[obligation]]\nmode = \"sideways\"\n",
     );
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(prove(&[p], false, &mut out, &mut err), 2);
+    assert_eq!(
+        rmapcheck::cmd::prove::prove(
+            &ProveArgs {
+                files: vec![p],
+                ..Default::default()
+            },
+            &mut out,
+            &mut err
+        ),
+        2
+    );
     let e = String::from_utf8(err).unwrap();
     assert!(e.contains("proof.toml:3:8:"), "{e}");
     let p = tmp(
@@ -97,7 +107,17 @@ fn bad_proof_file_and_scenario() {
         "model = \"x.rmap\"\n[[obligation]]\nmode = \"callers\"\n",
     );
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(prove(&[p], false, &mut out, &mut err), 2);
+    assert_eq!(
+        rmapcheck::cmd::prove::prove(
+            &ProveArgs {
+                files: vec![p],
+                ..Default::default()
+            },
+            &mut out,
+            &mut err
+        ),
+        2
+    );
     assert!(String::from_utf8(err)
         .unwrap()
         .contains("expect = \"holds\""));

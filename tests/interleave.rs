@@ -292,6 +292,7 @@ fn interleave_subcommand() {
         kinds: kinds.iter().map(|s| s.to_string()).collect(),
         no_reduction: false,
         max_states: 0,
+        progress: false,
     };
     let run = |a: &InterleaveArgs| {
         let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -3,15 +3,15 @@
 
 pub mod check;
 pub mod compare;
-pub mod formats;
 pub mod diff;
+pub mod formats;
 pub mod fuzz;
 pub mod interleave;
 pub mod kdiff;
 pub mod list;
 pub mod locks;
-pub mod progress;
 pub mod new;
+pub mod progress;
 pub mod prove;
 pub mod replay;
 pub mod report;

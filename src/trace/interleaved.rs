@@ -24,10 +24,7 @@ fn chunks(s: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = s.as_str();
     while rest.len() > width {
-        let cut = rest[..width]
-            .rfind(' ')
-            .filter(|&i| i > width / 2)
-            .unwrap_or(width);
+        let cut = super::text::break_point(rest, width);
         out.push(rest[..cut].trim_end().to_string());
         rest = rest[cut..].trim_start();
     }
@@ -53,13 +50,19 @@ pub fn render(t: &ITrace, prog: &Program) -> String {
             &mut out,
         );
         for (i, c) in t.prefix.iter().enumerate() {
-            wrap(&format!("  {}. {c}", i + 1), &mut out);
+            wrap(
+                &format!("  {}. {}", i + 1, super::calls::kernel_form(c, None)),
+                &mut out,
+            );
         }
         out.push('\n');
     }
     for (i, c) in t.calls.iter().enumerate() {
         let role = if i == 0 { "writer" } else { "walker" };
-        wrap(&format!("T{i} ({role}): {c}"), &mut out);
+        wrap(
+            &format!("T{i} ({role}): {}", super::calls::kernel_form(c, None)),
+            &mut out,
+        );
     }
     out.push('\n');
     wrap("World before:", &mut out);
@@ -69,10 +72,26 @@ pub fn render(t: &ITrace, prog: &Program) -> String {
     let n = t.calls.len().max(1);
     let col = (WIDTH - GUTTER) / n - 1;
     out.push('\n');
+    let last = t.steps.len().saturating_sub(1);
+    let hidden = t
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(k, s)| *k != last && (s.what.is_empty() || s.what.starts_with("read ")))
+        .count();
     wrap(
         "Steps (file:line function: action), one column per thread:",
         &mut out,
     );
+    if hidden > 0 {
+        wrap(
+            &format!(
+                "(numbers count every step in the order it ran; {hidden} plain field reads are \
+                 not shown, so some numbers are skipped)"
+            ),
+            &mut out,
+        );
+    }
     let mut head = " ".repeat(GUTTER);
     for i in 0..n {
         let h = format!("T{i}");
@@ -81,7 +100,6 @@ pub fn render(t: &ITrace, prog: &Program) -> String {
     out += head.trim_end();
     out.push('\n');
     out += &format!("{}\n", "-".repeat(GUTTER + n * (col + 1) - 1));
-    let last = t.steps.len().saturating_sub(1);
     for (k, s) in t.steps.iter().enumerate() {
         if k != last && (s.what.is_empty() || s.what.starts_with("read ")) {
             continue;

@@ -163,7 +163,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
             let (file, line, _, _) = prog.source_line(s.loc);
             let file = file.rsplit('/').next().unwrap_or(file);
             let mark = if Some(*i) == fail_step { ">>" } else { "  " };
-            steps += &format!("{mark} {file}:{line} {}: {}\n", s.func, s.what);
+            steps += &format!("{mark}   {file}:{line} {}\n", s.what);
         }
         if let Some(f) = &t.failure {
             if let (Some(_), Some(loc)) = (f.step, f.loc) {
@@ -177,7 +177,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         section(
             &mut out,
             &format!(
-                "Steps of call {} (file:line function: action):",
+                "Steps of call {} (model file:line action, by function):",
                 t.calls.len()
             ),
             &steps,
