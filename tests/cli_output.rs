@@ -501,3 +501,37 @@ fn a_long_source_line_is_cut_in_diagnostics() {
     assert!(err.len() < 2000, "{} bytes of diagnostics", err.len());
     assert!(err.contains("long.rmap:1:"), "{err}");
 }
+
+/// Every function of every model names the kernel function it stands for (`// kernel:` above
+/// it), and the text trace prints it beside the model file:line.
+#[test]
+fn every_model_function_names_its_kernel_function() {
+    let mut models = rmapcheck::cmd::discover_models(Path::new("models"), true);
+    models.retain(|m| !m.components().any(|c| c.as_os_str() == "lib"));
+    assert!(models.len() > 20);
+    for m in &models {
+        let prog = rmapcheck::cmd::load_model(m).unwrap();
+        for f in prog.function_names() {
+            let k = prog.kernel_ref(f);
+            let k = k.unwrap_or_else(|| panic!("{}: {f} has no // kernel: line", m.display()));
+            let ok = k.starts_with("none (model helper)")
+                || (k.split_whitespace().count() == 2
+                    && [".c ", ".h "].iter().any(|e| k.contains(e)));
+            assert!(ok, "{}: {f}: malformed kernel line {k:?}", m.display());
+        }
+    }
+    let (code, out, _) = rc(&[
+        "check",
+        "models/mutants/inplace-no-propagate.rmap",
+        "--quiet",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("in vma_complete (kernel: mm/vma.c vma_complete):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("in sys_mmap (kernel: mm/vma.c __mmap_region):"),
+        "{out}"
+    );
+}

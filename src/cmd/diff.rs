@@ -8,8 +8,8 @@
 //! A function that differs is printed as a unified diff with 3 lines of context whose hunk
 //! line numbers are those of the model files; one defined in only one model is all added or
 //! all removed. Model-local structs whose fields differ get a one-line note. The kernel file
-//! named in a header comes from the comment above the function, else from the one kernel file
-//! its model file's opening comment names; a patch's function takes the baseline's.
+//! named in a header comes from the function's `// kernel:` line (the baseline's for a patch
+//! function without one), as the traces print it.
 
 use super::load_model;
 use crate::lang::Program;
@@ -138,7 +138,6 @@ fn definitions(prog: &Program, base: Option<&BTreeMap<String, Def>>) -> BTreeMap
         };
         let def = match prog.func_source(id) {
             Some(src) => {
-                let file_text = &prog.sources().files()[src.file as usize].text;
                 let from_base = base
                     .and_then(|b| b.get(name))
                     .and_then(|d| d.kernel.clone());
@@ -146,7 +145,10 @@ fn definitions(prog: &Program, base: Option<&BTreeMap<String, Def>>) -> BTreeMap
                     text: src.text.to_string(),
                     file: display_path(prog.sources().name(src.file)),
                     line: src.line,
-                    kernel: from_base.or_else(|| kernel_file(file_text, src.line)),
+                    kernel: prog
+                        .kernel_ref(name)
+                        .filter(|k| !k.starts_with("none"))
+                        .or(from_base),
                 }
             }
             None => {
@@ -176,14 +178,17 @@ fn function_diff(s: &mut String, name: &str, old: Option<&Def>, new: Option<&Def
 /// `--- base: mm/vma.c vma_complete  (models/v7.3-rc4/lib/vma.rmap:120)`; `(not defined)` for
 /// the side without it. `named` is where the kernel file is taken from.
 fn header(mark: &str, side: &str, name: &str, named: Option<&Def>, def: Option<&Def>) -> String {
-    let kernel = named
-        .and_then(|d| d.kernel.as_deref())
-        .map(|k| format!("{k} "))
-        .unwrap_or_default();
     let place = def.map_or("not defined".to_string(), |d| {
         format!("{}:{}", d.file, d.line)
     });
-    format!("{mark} {side}: {kernel}{name}  ({place})\n")
+    // `mm/vma.c vma_complete` when the model function has the kernel's name, else
+    // `sys_mmap (kernel: mm/vma.c __mmap_region)`
+    let what = match named.and_then(|d| d.kernel.as_deref()) {
+        Some(k) if k.split_whitespace().nth(1) == Some(name) => k.to_string(),
+        Some(k) => format!("{name} (kernel: {k})"),
+        None => name.to_string(),
+    };
+    format!("{mark} {side}: {what}  ({place})\n")
 }
 
 /// Unified-diff hunks of `a` against `b` (3 lines of context). Line numbers are file lines:
@@ -273,52 +278,6 @@ fn struct_notes(base: &Program, patch: &Program) -> String {
     s
 }
 
-/// The kernel source file a function belongs to: the one the comment right above `line` names,
-/// else the only one the file's opening comment names.
-fn kernel_file(text: &str, line: u32) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let above: Vec<&str> = lines[..(line as usize).saturating_sub(1).min(lines.len())]
-        .iter()
-        .rev()
-        .take_while(|l| is_comment_line(l))
-        .copied()
-        .collect();
-    let opening: Vec<&str> = lines
-        .iter()
-        .take_while(|l| is_comment_line(l))
-        .copied()
-        .collect();
-    let named = |ls: &[&str]| {
-        let mut found: Vec<String> = ls.iter().flat_map(|l| kernel_paths(l)).collect();
-        found.sort();
-        found.dedup();
-        found
-    };
-    let near = named(&above);
-    if let Some(k) = near.first() {
-        return Some(k.clone());
-    }
-    let top = named(&opening);
-    (top.len() == 1).then(|| top[0].clone())
-}
-
-fn is_comment_line(l: &str) -> bool {
-    let t = l.trim_start();
-    t.starts_with("/*") || t.starts_with('*') || t.starts_with("//")
-}
-
-/// Kernel source paths such as `mm/vma.c` or `include/linux/mm.h` written in a line.
-fn kernel_paths(line: &str) -> Vec<String> {
-    const TOPS: &[&str] = &["mm/", "kernel/", "fs/", "lib/", "include/", "arch/"];
-    line.split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
-        .filter(|w| TOPS.iter().any(|t| w.starts_with(t)))
-        .filter(|w| w.ends_with(".c") || w.ends_with(".h"))
-        .filter(|w| !w.contains(".."))
-        .map(str::to_string)
-        .collect()
-}
-
 /// A model file name for display: relative to the working directory when inside it, with
 /// `.` and `dir/..` taken out.
 fn display_path(name: &str) -> String {
@@ -352,19 +311,6 @@ mod tests {
         assert_eq!(hunk_range(2..3, 120), "122");
         assert_eq!(hunk_range(0..0, 0), "0,0");
         assert_eq!(hunk_range(4..4, 10), "13,0");
-    }
-
-    #[test]
-    fn kernel_paths_are_found_in_prose() {
-        assert_eq!(
-            kernel_paths(" * (mm/mmap.c, mm/vma.c, ...)"),
-            ["mm/mmap.c", "mm/vma.c"]
-        );
-        assert!(kernel_paths(" * ../shared/DESIGN.md and lib/vma.rmap").is_empty());
-        let text = "/*\n * paths of mm/vma.c\n */\n\n/* f(): x */\nint f()\n{\n}\n";
-        assert_eq!(kernel_file(text, 6).as_deref(), Some("mm/vma.c"));
-        let text = "/* a (mm/memory.c) */\nint f()\n{\n}\n";
-        assert_eq!(kernel_file(text, 2).as_deref(), Some("mm/memory.c"));
     }
 
     #[test]
