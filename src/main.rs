@@ -105,6 +105,9 @@ enum Cmd {
         /// Exit 0 when the only mismatches are known model findings (still reported).
         #[arg(long)]
         tolerate_known: bool,
+        /// Do not show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Write a C program (libc only) that makes a callers-mode counterexample's calls as
     /// system calls and checks the final layout. Exit status: 0 written, 1 no reproducer can be
@@ -393,6 +396,7 @@ fn main() {
             seed,
             show,
             tolerate_known,
+            quiet,
         } => rmapcheck::cmd::kdiff::kdiff_cmd(
             &rmapcheck::cmd::kdiff::KdiffArgs {
                 model,
@@ -404,6 +408,7 @@ fn main() {
                 seed,
                 show,
                 tolerate_known,
+                progress: !quiet,
             },
             &mut std::io::stdout(),
             &mut std::io::stderr(),

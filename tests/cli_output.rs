@@ -326,6 +326,10 @@ fn replay_refuses_what_it_cannot_apply() {
     // --emit-scenario gives a scenario `run` accepts and that fails the same way
     let (code, sc, _) = rc(&["replay", &f, "--emit-scenario"]);
     assert_eq!(code, 0);
+    assert!(
+        sc.contains("# 1. mmap(mm#0, [0,1), f0 (file#0), pgoff 0, MAP_PRIVATE)"),
+        "{sc}"
+    );
     let s = t.file("sc.toml", &sc);
     let (code, out, _) = rc(&["run", MUTANT, "--ops", &s]);
     assert_eq!(code, 1, "{out}");
@@ -534,4 +538,28 @@ fn every_model_function_names_its_kernel_function() {
         out.contains("in sys_mmap (kernel: mm/vma.c __mmap_region):"),
         "{out}"
     );
+}
+
+/// The interleaved trace wraps at token boundaries within 80 columns and says why step numbers
+/// skip.
+#[test]
+fn interleaved_trace_wraps_at_tokens_and_explains_hidden_steps() {
+    let (code, out, err) = rc(&[
+        "interleave",
+        "models/mutants/walker-no-lock.rmap",
+        "--ops",
+        "examples/interleave/munmap-middle.toml",
+        "--quiet",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.lines().all(|l| l.len() <= 80), "{out}");
+    assert!(out.contains("plain field reads are not"), "{out}");
+    assert!(out.contains("so some numbers are skipped"), "{out}");
+    // long identifiers are never cut
+    assert!(out.contains("mapping_rmap_tree_iter_first("), "{out}");
+    assert!(
+        out.contains("rmap_walk_file_begin(mapping#0, 100)"),
+        "{out}"
+    );
+    assert!(out.contains("T0 (writer): munmap(mm#0, [3,5))"), "{out}");
 }

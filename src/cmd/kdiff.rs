@@ -4,7 +4,7 @@
 use super::load_model;
 use crate::explore::scope::Scope;
 use crate::oracle::expected::ALL;
-use crate::oracle::kdiff::{kdiff, Mismatch, Options, Report};
+use crate::oracle::kdiff::{Mismatch, Options, Report};
 use crate::oracle::layout::render_pair;
 use crate::oracle::sequences::Gen;
 use crate::oracle::{repro, BASE, PAGE};
@@ -27,6 +27,8 @@ pub struct KdiffArgs {
     pub show: usize,
     /// Do not fail on mismatches a known model finding explains (they are still reported).
     pub tolerate_known: bool,
+    /// Show progress (a spinner on a terminal).
+    pub progress: bool,
 }
 
 /// Model the oracle and reproducers use by default.
@@ -168,7 +170,14 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
         timeout: Duration::from_secs(10),
         stop_after: 0,
     };
-    let r = match kdiff(&prog, &scope, &opts) {
+    let bar = super::progress::Bar::new(a.progress, "kdiff");
+    let r = crate::oracle::kdiff::kdiff_with(&prog, &scope, &opts, &mut |seqs, calls, secs| {
+        bar.report(&format!(
+            "kdiff: {seqs} sequences, {calls} calls on the kernel, {secs:.0}s"
+        ))
+    });
+    bar.finish();
+    let r = match r {
         Ok(r) => r,
         Err(e) => {
             let refused = e.contains("refuses the base address");

@@ -35,11 +35,23 @@ pub fn looks_like_crash(path: &Path) -> bool {
 /// The trace as a scenario TOML that `rmapcheck run --ops` accepts: its initial world and calls.
 pub fn scenario_toml(t: &Trace) -> Result<String, String> {
     let mut sc = t.initial.clone();
-    sc.calls = t.calls.iter().map(|c| c.to_string()).collect();
+    sc.calls = Vec::new();
     let body = toml::to_string(&sc).map_err(|e| format!("cannot write the scenario: {e}"))?;
+    // the calls as a multi-line array, each with its kernel form as a comment above it
+    let mut calls = String::from("calls = [\n");
+    let w0 = t.initial.build().ok().map(|w| w.canonical());
+    for (i, c) in t.calls.iter().enumerate() {
+        let k = t.calls_kernel.get(i).cloned().unwrap_or_else(|| {
+            // a trace written without kernel forms: the file names are those of the start
+            crate::trace::calls::kernel_form(c, w0.as_ref())
+        });
+        calls += &format!("    # {}. {k}\n    {:?},\n", i + 1, c.to_string());
+    }
+    calls += "]\n";
+    let body = body.replace("calls = []\n", "");
     Ok(format!(
         "# scenario from a trace of {} ({}), scope {}\n# expected: {} at call {}\n\
-         # run it with: rmapcheck run {} --ops FILE\n{body}",
+         # run it with: rmapcheck run {} --ops FILE\n{calls}{body}",
         t.model,
         t.model_hash,
         t.scope.name,

@@ -120,7 +120,19 @@ fn model_files(w: &World) -> Vec<(String, bool)> {
 /// Run the sequences `opts.gen` of `scope` on the kernel. An error means the run could not go
 /// on (base address refused, a process that died or hung).
 pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, String> {
+    kdiff_with(prog, scope, opts, &mut |_, _, _| {})
+}
+
+/// [`kdiff`], reporting (sequences, calls, seconds) about once a second; a stop request
+/// (SIGINT/SIGTERM) ends the run with an error after the sequence in progress.
+pub fn kdiff_with(
+    prog: &Program,
+    scope: &Scope,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize, f64),
+) -> Result<Report, String> {
     let t0 = Instant::now();
+    let mut last = Instant::now();
     let rel = Release::running();
     check_base(scope.pages)?;
     let w0 = scope.initial_scenario().build()?.canonical();
@@ -133,6 +145,17 @@ pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, St
     };
     let mut fatal = None;
     let gen = generate(prog, scope, &w0, opts.gen, &mut |seq: &Seq| {
+        if crate::explore::budget::stop_requested() {
+            fatal = Some(format!(
+                "interrupted after {} sequences: the comparison is incomplete",
+                rep.sequences
+            ));
+            return ControlFlow::Break(());
+        }
+        if last.elapsed().as_secs_f64() >= 1.0 {
+            progress(rep.sequences, rep.calls, t0.elapsed().as_secs_f64());
+            last = Instant::now();
+        }
         rep.sequences += 1;
         match run_one(seq, &fds, &files, scope.pages, opts.timeout, &rel, &mut rep) {
             Ok(None) => {}
