@@ -9,6 +9,7 @@ pub mod exec;
 pub mod explore;
 pub mod fuzzing;
 pub mod lang;
+pub mod models;
 pub mod oracle;
 pub mod report;
 pub mod toml_diag;

@@ -113,8 +113,13 @@ fn diff_of_each_patch_names_what_it_changes() {
             assert!(out.contains(&h), "{file}: no {h:?}\n{out}");
         }
         for f in *added {
-            let h = format!("--- base: {f}  (not defined)\n+++ patch: {f}  ({file}:");
+            // the header names the kernel function from the patch's `// kernel:` line
+            let h = format!(" {f}  (not defined)\n+++ patch: ");
             assert!(out.contains(&h), "{file}: no {h:?}\n{out}");
+            assert!(
+                out.contains(&format!(" {f}  ({file}:")),
+                "{file}: {f}\n{out}"
+            );
         }
         assert!(
             summary.starts_with(&format!(

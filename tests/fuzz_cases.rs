@@ -10,21 +10,21 @@ use rmapcheck::fuzzing::{
 };
 use rmapcheck::lang::Program;
 use rmapcheck::world::scenario::Scenario;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 #[path = "common/fuzz_strategy.rs"]
 mod fuzz_strategy;
 use fuzz_strategy::raw_strategy;
 
-fn models() -> &'static [(PathBuf, Program)] {
-    static M: OnceLock<Vec<(PathBuf, Program)>> = OnceLock::new();
+fn models() -> &'static [rmapcheck::fuzzing::FuzzModel] {
+    static M: OnceLock<Vec<rmapcheck::fuzzing::FuzzModel>> = OnceLock::new();
     M.get_or_init(|| load_models(Path::new("models")).expect("models load"))
 }
 
 fn baseline() -> &'static Program {
     let i = rmapcheck::fuzzing::baseline_index(models()).expect("a baseline model");
-    &models()[i].1
+    &models()[i].prog
 }
 
 proptest! {

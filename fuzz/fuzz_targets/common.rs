@@ -2,12 +2,11 @@
 //! `$RMAPCHECK_MODELS` or the repository's `models/`.
 
 use rmapcheck::fuzzing;
-use rmapcheck::lang::Program;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
-pub fn models() -> &'static [(PathBuf, Program)] {
-    static MODELS: OnceLock<Vec<(PathBuf, Program)>> = OnceLock::new();
+pub fn models() -> &'static [fuzzing::FuzzModel] {
+    static MODELS: OnceLock<Vec<fuzzing::FuzzModel>> = OnceLock::new();
     MODELS.get_or_init(|| {
         let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
         let dir = fuzzing::models_dir(&default);

@@ -37,12 +37,12 @@ fuzz_target!(|data: &[u8]| {
     let models = common::models();
     let (base, patches) = pairs();
     let patch = patches[d.model as usize % patches.len()];
-    let r = fuzzing::run_equivalence(&models[*base].1, &models[patch].1, &d);
+    let r = fuzzing::run_equivalence(&models[*base].prog, &models[patch].prog, &d);
     let calls: Vec<String> = r.calls.iter().map(|c| c.to_string()).collect();
     if let Some((side, f)) = r.failure {
         panic!(
             "{}: call {} `{}` failed: {:?}\ncalls: {calls:?}",
-            models[if side == 0 { *base } else { patch }].0.display(),
+            models[if side == 0 { *base } else { patch }].path.display(),
             f.index + 1,
             f.call,
             f.failure.violations
@@ -51,8 +51,8 @@ fuzz_target!(|data: &[u8]| {
     if let Some(why) = r.divergence {
         panic!(
             "{} differs from {} after call {}: {why}\ncalls: {calls:?}",
-            models[patch].0.display(),
-            models[*base].0.display(),
+            models[patch].path.display(),
+            models[*base].path.display(),
             calls.len()
         );
     }

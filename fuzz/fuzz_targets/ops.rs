@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         let calls: Vec<String> = r.calls.iter().map(|c| c.to_string()).collect();
         panic!(
             "{}: call {} `{}` failed: {:?}\ncalls: {calls:?}",
-            models[r.model].0.display(),
+            models[r.model].path.display(),
             f.index + 1,
             f.call,
             f.failure.violations

@@ -5,13 +5,12 @@
 
 use crate::explore::op::CheckOpts;
 use crate::fuzzing::{self, CaseResult, Decoded};
-use crate::lang::Program;
 use crate::world::scenario::Scenario;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 struct Loaded {
-    models: Vec<(PathBuf, Program)>,
+    models: Vec<fuzzing::FuzzModel>,
     decoded: Decoded,
     result: CaseResult,
 }
@@ -62,7 +61,8 @@ pub fn fuzz_decode(
         Ok(l) => l,
         Err(c) => return c,
     };
-    let model = &l.models[l.result.model].0;
+    let fm = &l.models[l.result.model];
+    let model = &fm.path;
     let s = fuzzing::to_scenario(&l.decoded, &l.result.calls);
     let text = match toml_text(&s, err) {
         Ok(t) => t,
@@ -76,7 +76,7 @@ pub fn fuzz_decode(
         l.models.len()
     );
     // a model with a known contract-mode finding runs callers-mode cases only
-    let mode = if l.decoded.contract && fuzzing::contract_allowed(model) {
+    let mode = if l.decoded.contract && fm.contract {
         "contract (contract_* calls included)"
     } else {
         "callers"
@@ -112,7 +112,7 @@ pub fn replay_crash(
         Ok(l) => l,
         Err(c) => return c,
     };
-    let (path, prog) = &l.models[l.result.model];
+    let fuzzing::FuzzModel { path, prog, .. } = &l.models[l.result.model];
     let _ = writeln!(out, "model: {}", path.display());
     if l.result.failure.is_none() {
         let _ = writeln!(
@@ -185,7 +185,11 @@ pub fn replay_crash_trace(
         Ok(l) => l,
         Err(c) => return c,
     };
-    let (path, prog) = &l.models[l.result.model];
+    let fuzzing::FuzzModel {
+        path,
+        prog,
+        contract,
+    } = &l.models[l.result.model];
     if l.result.failure.is_none() {
         let _ = writeln!(
             out,
@@ -209,7 +213,7 @@ pub fn replay_crash_trace(
     };
     let scope = crate::explore::scope::Scope {
         name: "fuzz case".into(),
-        mode: if l.decoded.contract && fuzzing::contract_allowed(path) {
+        mode: if l.decoded.contract && *contract {
             crate::explore::scope::Mode::Contract
         } else {
             crate::explore::scope::Mode::Callers

@@ -7,8 +7,7 @@
 //! counterexample, 2 bad input, 3 incomplete.
 
 use super::load_model;
-use crate::explore::interleave::{explore, Config, IOutcome};
-use crate::explore::op::{apply, CheckOpts};
+use crate::explore::interleave::{explore, setup, Config, IOutcome};
 use crate::explore::walkers::{check_kinds, combinations, walker_calls};
 use crate::lang::Program;
 use crate::trace::interleaved;
@@ -54,24 +53,6 @@ fn parse_walkers(prog: &Program, w: &World, texts: &[String]) -> Result<Vec<Call
         out.push(c);
     }
     Ok(out)
-}
-
-/// The world after the setup calls and the writer call.
-pub fn setup(prog: &Program, text: &str) -> Result<(World, Call), String> {
-    let s = Scenario::parse(text)?;
-    let mut w = s.build()?.canonical();
-    let mut calls = s.parsed_calls()?;
-    let Some(writer) = calls.pop() else {
-        return Err("the scenario has no calls: the last one is the writer".into());
-    };
-    for c in &calls {
-        let r = apply(prog, &mut w, c, CheckOpts::default());
-        if let Some(f) = r.failure {
-            return Err(format!("setup call {c} fails: {:?}", f.violations));
-        }
-        w = w.canonical();
-    }
-    Ok((w, writer))
 }
 
 pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {

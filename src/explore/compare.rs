@@ -11,6 +11,8 @@
 //! exactly what the /dev/zero patch changes.
 
 use super::alphabet;
+use super::budget::Budget;
+use super::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict as Ended};
 use super::op::{apply, CheckOpts};
 use super::scope::Scope;
 use super::search::fingerprint;
@@ -19,7 +21,8 @@ use crate::lang::Program;
 use crate::tree::{interval, TreeObs, TreeStats};
 use crate::world::scenario::Call;
 use crate::world::{AnonKeys, CriticalWork, FileKeys, World};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
 
 /// One VMA as compared: (start, end, pgoff, file, flags, has anon_vma).
 pub type VmaShape = (u64, u64, u64, Option<u32>, i64, bool);
@@ -220,114 +223,173 @@ pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
 /// Progress callback of [`compare_within`]: (state pairs, depth, seconds).
 pub type CompareProgress<'a> = &'a mut dyn FnMut(usize, u32, f64);
 
-/// [`compare`] within `budget` (polled at every call pair), reporting progress about once a
-/// second.
-pub fn compare_within(
-    base: &Program,
-    patch: &Program,
-    scope: &Scope,
-    budget: &crate::explore::budget::Budget,
-    progress: CompareProgress<'_>,
-) -> Report {
-    let mut work: BTreeMap<String, Work> = BTreeMap::new();
-    let opts = CheckOpts {
-        record: false,
-        per_step: true,
-        invariants: scope.invariant_set(),
-    };
-    let w0 = match scope.initial_scenario().build() {
-        Ok(w) => w.canonical(),
-        Err(e) => {
-            return Report {
-                verdict: Verdict::Differs {
-                    calls: Vec::new(),
-                    what: format!("bad initial world: {e}"),
-                },
-                work,
-            }
+/// The base x patch product as a [`TransitionSystem`]: a state is the pair of canonical
+/// worlds, an action a call both make; a step fails when either model violates an invariant or
+/// the two observations differ. The critical-section work of every call is summed on the side.
+struct Product<'a> {
+    base: &'a Program,
+    patch: &'a Program,
+    scope: &'a Scope,
+    opts: CheckOpts,
+    work: Mutex<BTreeMap<String, Work>>,
+}
+
+/// How the product failed.
+enum ProductFailure {
+    Differs(String),
+    Violation {
+        which: &'static str,
+        invariant: String,
+        message: String,
+    },
+}
+
+impl TransitionSystem for Product<'_> {
+    type State = (World, World);
+    type Action = Call;
+    type Failure = ProductFailure;
+
+    fn initial(&self) -> Result<(World, World), Start<ProductFailure>> {
+        let w0 = self
+            .scope
+            .initial_scenario()
+            .build()
+            .map_err(|e| Start::Error(format!("bad initial world: {e}")))?
+            .canonical();
+        Ok((w0.clone(), w0))
+    }
+
+    fn fingerprint(&self, (b, p): &(World, World)) -> u64 {
+        use std::hash::{Hash, Hasher};
+        #[allow(deprecated)]
+        let mut h = std::hash::SipHasher::new();
+        (fingerprint(b), fingerprint(p)).hash(&mut h);
+        h.finish()
+    }
+
+    fn expand(
+        &self,
+        (wb, wp): &(World, World),
+        _: u32,
+        budget: &Budget,
+    ) -> Expansion<Call, (World, World), ProductFailure> {
+        let mut ex = Expansion::default();
+        if wb.mms.iter().any(|m| m.vmas.len() > self.scope.max_vmas) {
+            ex.cut = true;
+            return ex;
         }
-    };
-    let mut seen = HashSet::new();
-    seen.insert((fingerprint(&w0), fingerprint(&w0)));
-    let mut frontier: Vec<(World, World, Vec<Call>)> = vec![(w0.clone(), w0, Vec::new())];
-    let mut transitions = 0usize;
-    let mut last_report = std::time::Instant::now();
-    for depth in 0..scope.max_depth {
-        let mut next = Vec::new();
-        for (wb, wp, path) in &frontier {
-            if wb.mms.iter().any(|m| m.vmas.len() > scope.max_vmas) {
-                continue;
+        for call in alphabet::calls(self.scope, self.base, wb) {
+            if let Some(reason) = budget.poll() {
+                ex.stopped = Some(reason);
+                return ex;
             }
-            for call in alphabet::calls(scope, base, wb) {
-                let bound = if seen.len() > scope.max_states {
-                    Some(format!("state bound {} reached", scope.max_states))
-                } else {
-                    budget.poll()
-                };
-                if let Some(reason) = bound {
-                    return Report {
-                        verdict: Verdict::Incomplete {
-                            reason,
-                            complete_depth: depth,
-                            states: seen.len(),
-                        },
-                        work,
+            let (mut b, mut p) = (wb.clone(), wp.clone());
+            b.scratch = Default::default();
+            p.scratch = Default::default();
+            let ob = apply(self.base, &mut b, &call, self.opts);
+            let op = apply(self.patch, &mut p, &call, self.opts);
+            for (which, out) in [("baseline", &ob), ("patch", &op)] {
+                if let Some(f) = &out.failure {
+                    let v = &f.violations[0];
+                    let failure = ProductFailure::Violation {
+                        which,
+                        invariant: v.invariant.clone(),
+                        message: v.message.clone(),
                     };
+                    ex.failure = Some((Some(call), failure));
+                    return ex;
                 }
-                if last_report.elapsed().as_secs_f64() >= 1.0 {
-                    progress(seen.len(), depth + 1, budget.elapsed());
-                    last_report = std::time::Instant::now();
-                }
-                transitions += 1;
-                let mut calls = path.clone();
-                calls.push(call.clone());
-                let (mut b, mut p) = (wb.clone(), wp.clone());
-                b.scratch = Default::default();
-                p.scratch = Default::default();
-                let ob = apply(base, &mut b, &call, opts);
-                let op = apply(patch, &mut p, &call, opts);
-                for (which, out) in [("baseline", &ob), ("patch", &op)] {
-                    if let Some(f) = &out.failure {
-                        let v = &f.violations[0];
-                        return Report {
-                            verdict: Verdict::Violation {
-                                which,
-                                calls,
-                                invariant: v.invariant.clone(),
-                                message: v.message.clone(),
-                            },
-                            work,
-                        };
-                    }
-                }
+            }
+            if let Ok(mut work) = self.work.lock() {
                 let e = work.entry(kind(&call)).or_default();
                 e.calls += 1;
                 add(&mut e.base, &b.scratch.work);
                 add(&mut e.patch, &p.scratch.work);
-                let (b, p) = (b.canonical(), p.canonical());
-                let (oa, ob2) = (observe(&b), observe(&p));
-                if oa != ob2 {
-                    return Report {
-                        verdict: Verdict::Differs {
-                            what: describe_difference(&oa, &ob2),
-                            calls,
-                        },
-                        work,
-                    };
-                }
-                if seen.insert((fingerprint(&b), fingerprint(&p))) {
-                    next.push((b, p, calls));
-                }
+            }
+            let (b, p) = (b.canonical(), p.canonical());
+            let (oa, ob2) = (observe(&b), observe(&p));
+            if oa != ob2 {
+                let what = describe_difference(&oa, &ob2);
+                ex.failure = Some((Some(call), ProductFailure::Differs(what)));
+                return ex;
+            }
+            ex.succs.push((call, (b, p)));
+        }
+        ex
+    }
+}
+
+/// [`compare`] within `budget` (polled at every call pair), reporting progress about once a
+/// second. One thread, one state at a time: the work table sums exactly the calls made up to
+/// the first difference, the same on every run.
+pub fn compare_within(
+    base: &Program,
+    patch: &Program,
+    scope: &Scope,
+    budget: &Budget,
+    progress: CompareProgress<'_>,
+) -> Report {
+    let sys = Product {
+        base,
+        patch,
+        scope,
+        opts: CheckOpts {
+            record: false,
+            per_step: true,
+            invariants: scope.invariant_set(),
+        },
+        work: Mutex::new(BTreeMap::new()),
+    };
+    let cfg = Config {
+        max_depth: scope.max_depth,
+        max_states: scope.max_states,
+        // one state at a time: the work of calls after a failing one is never counted
+        threads: 1,
+        batch: 1,
+    };
+    let (verdict, st) = checker::bfs(&sys, &cfg, budget, &mut |states, depth, _, secs| {
+        progress(states, depth, secs)
+    });
+    let verdict = match verdict {
+        Ended::Holds { .. } => Verdict::Equivalent {
+            states: st.states,
+            calls: st.transitions,
+        },
+        Ended::Incomplete {
+            reason,
+            complete_depth,
+        } => Verdict::Incomplete {
+            reason,
+            complete_depth,
+            states: st.states,
+        },
+        Ended::Error(what) | Ended::FailedInitial(ProductFailure::Differs(what)) => {
+            Verdict::Differs {
+                calls: Vec::new(),
+                what,
             }
         }
-        frontier = next;
-    }
-    Report {
-        verdict: Verdict::Equivalent {
-            states: seen.len(),
-            calls: transitions,
+        Ended::FailedInitial(ProductFailure::Violation { message, .. }) => Verdict::Differs {
+            calls: Vec::new(),
+            what: message,
         },
-        work,
+        Ended::Failed { path, failure } => match failure {
+            ProductFailure::Differs(what) => Verdict::Differs { calls: path, what },
+            ProductFailure::Violation {
+                which,
+                invariant,
+                message,
+            } => Verdict::Violation {
+                which,
+                calls: path,
+                invariant,
+                message,
+            },
+        },
+    };
+    Report {
+        verdict,
+        work: sys.work.into_inner().unwrap_or_default(),
     }
 }
 

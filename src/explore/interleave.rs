@@ -21,6 +21,8 @@
 //! Otherwise every live thread is stepped: threads switch only at steps that touch a class
 //! another thread also touches. See `footprint` for why the ghost checks are covered.
 
+use super::budget::Budget;
+use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
 use super::footprint::{conflict, op_footprint, static_footprint, Footprint};
 use crate::check::{self, InvariantSet, Violation};
 use crate::exec::host::ThreadId;
@@ -29,9 +31,10 @@ use crate::lang::{Program, SrcLoc};
 use crate::world::conc::LockClass;
 use crate::world::scenario::Call;
 use crate::world::World;
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Options of an interleaving exploration.
 #[derive(Clone, Debug)]
@@ -266,22 +269,138 @@ fn live(s: &IState) -> Vec<usize> {
         .collect()
 }
 
-struct Node {
-    parent: u32,
-    step: Option<IStep>,
+/// The interleavings of one thread set as a [`TransitionSystem`]: states are worlds with
+/// every thread's stack, actions the steps of one thread, a step fails when a check finds a
+/// violation, and a state fails when every live thread waits (a deadlock). Final states'
+/// outcomes, lock-order edges and reduction counts are collected on the side.
+struct Threads<'a> {
+    prog: &'a Program,
+    cfg: &'a Config,
+    statics: Vec<Footprint>,
+    outcomes: Mutex<BTreeSet<Vec<String>>>,
+    edges: Mutex<BTreeSet<(LockClass, LockClass)>>,
+    terminals: AtomicUsize,
+    reduced: AtomicUsize,
+    s0: Mutex<Option<IState>>,
 }
 
-fn path(nodes: &[Node], mut i: u32) -> Vec<IStep> {
-    let mut out = Vec::new();
-    while i != u32::MAX {
-        let n = &nodes[i as usize];
-        if let Some(s) = &n.step {
-            out.push(s.clone());
-        }
-        i = n.parent;
+/// What failed: the violations and the world they were found in.
+struct ThreadFailure {
+    violations: Vec<Violation>,
+    world: World,
+}
+
+impl TransitionSystem for Threads<'_> {
+    type State = IState;
+    type Action = IStep;
+    type Failure = ThreadFailure;
+
+    fn initial(&self) -> Result<IState, Start<ThreadFailure>> {
+        let s = self.s0.lock().ok().and_then(|mut g| g.take());
+        s.ok_or_else(|| Start::Error("the initial state was taken twice".into()))
     }
-    out.reverse();
-    out
+
+    fn fingerprint(&self, s: &IState) -> u64 {
+        state_fingerprint(s)
+    }
+
+    fn expand(
+        &self,
+        s: &IState,
+        _: u32,
+        budget: &Budget,
+    ) -> Expansion<IStep, IState, ThreadFailure> {
+        let mut ex = Expansion::default();
+        if let Some(reason) = budget.poll() {
+            ex.stopped = Some(reason);
+            return ex;
+        }
+        let alive = live(s);
+        if alive.is_empty() {
+            self.terminals.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut o) = self.outcomes.lock() {
+                o.insert(outcomes_of(self.prog, s));
+            }
+            return ex;
+        }
+        let mut edges = BTreeSet::new();
+        let mut blocked = 0;
+        for &t in &alive {
+            match step_thread(self.prog, s, t, self.cfg, &mut edges) {
+                Next::Blocked => blocked += 1,
+                Next::Step(n, rec, v, fp) => {
+                    if !v.is_empty() {
+                        ex.failure = Some((
+                            Some(rec),
+                            ThreadFailure {
+                                violations: v,
+                                world: n.world,
+                            },
+                        ));
+                        break;
+                    }
+                    let independent = alive
+                        .iter()
+                        .filter(|&&u| u != t)
+                        .all(|&u| !conflict(&fp, &self.statics[u]));
+                    if self.cfg.reduction && independent {
+                        ex.succs.clear();
+                        ex.succs.push((rec, *n));
+                        self.reduced.fetch_add(1, Ordering::Relaxed);
+                        break;
+                    }
+                    ex.succs.push((rec, *n));
+                }
+            }
+        }
+        if let Ok(mut e) = self.edges.lock() {
+            e.extend(edges);
+        }
+        if ex.failure.is_none() && blocked == alive.len() {
+            let who: Vec<String> = alive
+                .iter()
+                .map(|&t| {
+                    let at = s.threads[t]
+                        .loc(self.prog)
+                        .map(|l| self.prog.loc_text(l))
+                        .unwrap_or_default();
+                    format!("thread {t} at {at}")
+                })
+                .collect();
+            let v = vec![Violation::new(
+                "deadlock",
+                format!("every live thread waits for a lock: {}", who.join("; ")),
+            )];
+            ex.failure = Some((
+                None,
+                ThreadFailure {
+                    violations: v,
+                    world: s.world.clone(),
+                },
+            ));
+        }
+        ex
+    }
+}
+
+/// A scenario's world after its setup calls (all but the last, run one at a time), and the
+/// last call: the writer of an interleaving.
+pub fn setup(prog: &Program, text: &str) -> Result<(World, Call), String> {
+    let s = crate::world::scenario::Scenario::parse(text)?;
+    let mut w = s.build()?.canonical();
+    let mut calls = s.parsed_calls()?;
+    let Some(writer) = calls.pop() else {
+        return Err("the scenario has no calls: the last one is the writer".into());
+    };
+    for c in &calls {
+        let r =
+            crate::explore::op::apply(prog, &mut w, c, crate::explore::op::CheckOpts::default());
+        if let Some(f) = r.failure {
+            return Err(format!("setup call {c} fails: {:?}", f.violations));
+        }
+        w = w.canonical();
+    }
+    Ok((w, writer))
 }
 
 /// Explore every interleaving of `calls` (thread i runs calls[i]) from `world`.
@@ -292,141 +411,64 @@ pub fn explore(
     calls: &[Call],
     cfg: &Config,
 ) -> Result<IResult, String> {
-    let t0 = Instant::now();
     let s0 = initial_state(prog, world, calls)?;
-    let statics: Vec<Footprint> = calls
-        .iter()
-        .map(|c| static_footprint(prog, prog.function(&c.func).expect("checked at start")))
-        .collect();
-    let mut stats = IStats::default();
-    let mut outcomes = BTreeSet::new();
-    let mut edges = BTreeSet::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    seen.insert(state_fingerprint(&s0));
-    let mut nodes = vec![Node {
-        parent: u32::MAX,
-        step: None,
-    }];
-    let mut frontier: VecDeque<(u32, IState)> = VecDeque::new();
     let before = s0.world.render();
-    frontier.push_back((0, s0));
-    let fail = |nodes: &[Node], idx: u32, last: Option<IStep>, v: Vec<Violation>, w: &World| {
-        let mut steps = path(nodes, idx);
-        steps.extend(last);
-        IOutcome::Violation(Box::new(ITrace {
+    let sys = Threads {
+        prog,
+        cfg,
+        statics: calls
+            .iter()
+            .map(|c| static_footprint(prog, prog.function(&c.func).expect("checked at start")))
+            .collect(),
+        outcomes: Mutex::new(BTreeSet::new()),
+        edges: Mutex::new(BTreeSet::new()),
+        terminals: AtomicUsize::new(0),
+        reduced: AtomicUsize::new(0),
+        s0: Mutex::new(Some(s0)),
+    };
+    let budget = cfg.budget.clone().unwrap_or_else(Budget::unlimited);
+    let ccfg = CheckerConfig {
+        // every step moves a thread forward: the graph is finite and acyclic
+        max_depth: u32::MAX,
+        max_states: cfg.max_states,
+        threads: 1,
+        batch: 64,
+    };
+    let (verdict, st) = checker::bfs(&sys, &ccfg, &budget, &mut |_, _, _, _| {});
+    let stats = IStats {
+        states: st.states,
+        transitions: st.transitions,
+        terminals: sys.terminals.load(Ordering::Relaxed),
+        reduced: sys.reduced.load(Ordering::Relaxed),
+        seconds: st.seconds,
+    };
+    let outcome = match verdict {
+        Verdict::Holds { .. } => IOutcome::Holds,
+        Verdict::Incomplete { reason, .. } => IOutcome::Incomplete(reason),
+        Verdict::Error(e) => return Err(e),
+        Verdict::FailedInitial(f) => IOutcome::Violation(Box::new(ITrace {
             model: model.to_string(),
             prefix: Vec::new(),
             world_before: before.clone(),
             calls: calls.to_vec(),
-            steps,
-            violations: v,
-            world_after: w.render(),
-        }))
+            steps: Vec::new(),
+            violations: f.violations,
+            world_after: f.world.render(),
+        })),
+        Verdict::Failed { path, failure } => IOutcome::Violation(Box::new(ITrace {
+            model: model.to_string(),
+            prefix: Vec::new(),
+            world_before: before,
+            calls: calls.to_vec(),
+            steps: path,
+            violations: failure.violations,
+            world_after: failure.world.render(),
+        })),
     };
-    let budget = cfg
-        .budget
-        .clone()
-        .unwrap_or_else(crate::explore::budget::Budget::unlimited);
-    while let Some((idx, s)) = frontier.pop_front() {
-        if let Some(reason) = budget.poll() {
-            stats.states = seen.len();
-            stats.seconds = t0.elapsed().as_secs_f64();
-            return Ok(IResult {
-                outcome: IOutcome::Incomplete(reason),
-                stats,
-                outcomes,
-                lock_edges: edges,
-            });
-        }
-        let alive = live(&s);
-        if alive.is_empty() {
-            stats.terminals += 1;
-            outcomes.insert(outcomes_of(prog, &s));
-            continue;
-        }
-        let mut succs = Vec::new();
-        let mut blocked = 0;
-        for &t in &alive {
-            match step_thread(prog, &s, t, cfg, &mut edges) {
-                Next::Blocked => blocked += 1,
-                Next::Step(n, rec, v, fp) => {
-                    if !v.is_empty() {
-                        stats.states = seen.len();
-                        stats.seconds = t0.elapsed().as_secs_f64();
-                        let o = fail(&nodes, idx, Some(rec), v, &n.world);
-                        return Ok(IResult {
-                            outcome: o,
-                            stats,
-                            outcomes,
-                            lock_edges: edges,
-                        });
-                    }
-                    let independent = alive
-                        .iter()
-                        .filter(|&&u| u != t)
-                        .all(|&u| !conflict(&fp, &statics[u]));
-                    if cfg.reduction && independent {
-                        succs.clear();
-                        succs.push((n, rec));
-                        stats.reduced += 1;
-                        break;
-                    }
-                    succs.push((n, rec));
-                }
-            }
-        }
-        if blocked == alive.len() {
-            let who: Vec<String> = alive
-                .iter()
-                .map(|&t| {
-                    let at = s.threads[t]
-                        .loc(prog)
-                        .map(|l| prog.loc_text(l))
-                        .unwrap_or_default();
-                    format!("thread {t} at {at}")
-                })
-                .collect();
-            let v = vec![Violation::new(
-                "deadlock",
-                format!("every live thread waits for a lock: {}", who.join("; ")),
-            )];
-            stats.states = seen.len();
-            stats.seconds = t0.elapsed().as_secs_f64();
-            let o = fail(&nodes, idx, None, v, &s.world);
-            return Ok(IResult {
-                outcome: o,
-                stats,
-                outcomes,
-                lock_edges: edges,
-            });
-        }
-        for (n, rec) in succs {
-            stats.transitions += 1;
-            if seen.insert(state_fingerprint(&n)) {
-                nodes.push(Node {
-                    parent: idx,
-                    step: Some(rec),
-                });
-                frontier.push_back(((nodes.len() - 1) as u32, *n));
-            }
-        }
-        if seen.len() > cfg.max_states {
-            stats.states = seen.len();
-            stats.seconds = t0.elapsed().as_secs_f64();
-            return Ok(IResult {
-                outcome: IOutcome::Incomplete(format!("state bound {} reached", cfg.max_states)),
-                stats,
-                outcomes,
-                lock_edges: edges,
-            });
-        }
-    }
-    stats.states = seen.len();
-    stats.seconds = t0.elapsed().as_secs_f64();
     Ok(IResult {
-        outcome: IOutcome::Holds,
+        outcome,
         stats,
-        outcomes,
-        lock_edges: edges,
+        outcomes: sys.outcomes.into_inner().unwrap_or_default(),
+        lock_edges: sys.edges.into_inner().unwrap_or_default(),
     })
 }

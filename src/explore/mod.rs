@@ -4,6 +4,7 @@
 
 pub mod alphabet;
 pub mod budget;
+pub mod checker;
 pub mod compare;
 pub mod contract_pages;
 pub mod footprint;

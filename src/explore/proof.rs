@@ -229,7 +229,7 @@ fn interleavings(
     use crate::world::scenario::Call;
     let path = root.join(&spec.ops);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let (world, writer) = crate::cmd::interleave::setup(prog, &text)?;
+    let (world, writer) = super::interleave::setup(prog, &text)?;
     let sets: Vec<Vec<Call>> = if spec.walkers.is_empty() {
         super::walkers::check_kinds(&spec.kinds)?;
         let cands = super::walkers::walker_calls(prog, &world, &spec.kinds);

@@ -9,7 +9,6 @@ use crate::check::Violation;
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::lang::Program;
 use crate::world::scenario::{Call, Scenario};
-use std::path::{Path, PathBuf};
 
 /// A call that failed, with what `apply` reported.
 #[derive(Clone, Debug)]
@@ -55,8 +54,8 @@ fn setup_failure(msg: String) -> CaseFailure {
     }
 }
 
-fn mode(d: &Decoded, model: &Path) -> Mode {
-    if d.contract && super::contract_allowed(model) {
+fn mode(d: &Decoded, contract_allowed: bool) -> Mode {
+    if d.contract && contract_allowed {
         Mode::Contract
     } else {
         Mode::Callers
@@ -64,7 +63,7 @@ fn mode(d: &Decoded, model: &Path) -> Mode {
 }
 
 /// [`run_case_with`] with the structural checks after every step and no step recording.
-pub fn run_case(models: &[(PathBuf, Program)], d: &Decoded) -> CaseResult {
+pub fn run_case(models: &[super::FuzzModel], d: &Decoded) -> CaseResult {
     run_case_with(
         models,
         d,
@@ -78,18 +77,18 @@ pub fn run_case(models: &[(PathBuf, Program)], d: &Decoded) -> CaseResult {
 
 /// Run case `d` on the model it selects. A world that does not build (a decoder bug, never
 /// expected) is reported as a `fuzz-setup` failure.
-pub fn run_case_with(models: &[(PathBuf, Program)], d: &Decoded, opts: CheckOpts) -> CaseResult {
+pub fn run_case_with(models: &[super::FuzzModel], d: &Decoded, opts: CheckOpts) -> CaseResult {
     let model = d.model_index(models.len());
     let mut out = CaseResult {
         model,
         calls: vec![],
         failure: None,
     };
-    let Some((path, prog)) = models.get(model) else {
+    let Some(super::FuzzModel { prog, contract, .. }) = models.get(model) else {
         out.failure = Some(setup_failure("no models loaded".into()));
         return out;
     };
-    let mode = mode(d, path);
+    let mode = mode(d, *contract);
     // objects are renumbered canonically before and between calls, as in the explorer, traces
     // and `rmapcheck run`, so the concrete calls replay anywhere
     let mut w = match d.scenario.build() {

@@ -94,21 +94,14 @@ pub fn known_findings(root: &Path) -> Vec<(PathBuf, crate::explore::scope::Mode)
     out
 }
 
-/// Models whose contract-mode finding is known: cases on them run in callers mode only.
-fn callers_only() -> &'static std::sync::Mutex<std::collections::HashSet<PathBuf>> {
-    static SET: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
-        std::sync::OnceLock::new();
-    SET.get_or_init(Default::default)
-}
-
-/// Whether contract-mode operations may run on `model` (false for a known contract finding
-/// recorded by [`load_models`]).
-pub fn contract_allowed(model: &Path) -> bool {
-    let p = model.canonicalize().unwrap_or_else(|_| model.to_path_buf());
-    !callers_only()
-        .lock()
-        .expect("callers-only set")
-        .contains(&p)
+/// A model the fuzz targets run cases on.
+#[derive(Clone, Debug)]
+pub struct FuzzModel {
+    pub path: PathBuf,
+    pub prog: Program,
+    /// Contract-mode operations may run on it (false for a model with a known contract-mode
+    /// finding, recorded by [`load_models`] from the proof files).
+    pub contract: bool,
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -122,7 +115,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// order the model selector byte indexes (baseline first), skipping mutants and models with a
 /// known callers-mode finding ([`known_findings`]). A model that does not load is an error (with
 /// its diagnostics); one that loads but lacks the entry points is skipped.
-pub fn load_models(root: &Path) -> Result<Vec<(PathBuf, Program)>, String> {
+pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, String> {
     let mut out = Vec::new();
     let known = known_findings(root);
     for p in model_files(root)? {
@@ -130,15 +123,14 @@ pub fn load_models(root: &Path) -> Result<Vec<(PathBuf, Program)>, String> {
         if finding(crate::explore::scope::Mode::Callers) {
             continue;
         }
-        if finding(crate::explore::scope::Mode::Contract) {
-            callers_only()
-                .lock()
-                .expect("callers-only set")
-                .insert(p.canonicalize().unwrap_or_else(|_| p.clone()));
-        }
-        let prog = crate::cmd::load_model(&p)?;
+        let contract = !finding(crate::explore::scope::Mode::Contract);
+        let prog = crate::models::load_model(&p)?;
         if prog.function(ENTRY_MARKER).is_some() {
-            out.push((p, prog));
+            out.push(FuzzModel {
+                path: p,
+                prog,
+                contract,
+            });
         }
     }
     if out.is_empty() {
@@ -151,18 +143,18 @@ pub fn load_models(root: &Path) -> Result<Vec<(PathBuf, Program)>, String> {
 }
 
 /// Index of the baseline model (a path ending in `baseline.rmap`, the first such) in `models`.
-pub fn baseline_index(models: &[(PathBuf, Program)]) -> Option<usize> {
+pub fn baseline_index(models: &[FuzzModel]) -> Option<usize> {
     models
         .iter()
-        .position(|(p, _)| p.file_name().is_some_and(|n| n == "baseline.rmap"))
+        .position(|m| m.path.file_name().is_some_and(|n| n == "baseline.rmap"))
 }
 
 /// Indices of the patch models: those under a `patches` directory.
-pub fn patch_indices(models: &[(PathBuf, Program)]) -> Vec<usize> {
+pub fn patch_indices(models: &[FuzzModel]) -> Vec<usize> {
     models
         .iter()
         .enumerate()
-        .filter(|(_, (p, _))| p.components().any(|c| c.as_os_str() == "patches"))
+        .filter(|(_, m)| m.path.components().any(|c| c.as_os_str() == "patches"))
         .map(|(i, _)| i)
         .collect()
 }

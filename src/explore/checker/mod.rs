@@ -1,0 +1,158 @@
+//! One checker core for every search: a [`TransitionSystem`] (in the spirit of stateright's
+//! `Model`: an initial state, the successors of a state under each enabled action with the
+//! step's verdict, a fingerprint) and one breadth-first search over it ([`bfs`]) with the
+//! seen-set, the frontier, the depth, state, time, memory and stop-request bounds, the
+//! statistics and the path rebuilding from parent links.
+//!
+//! Three systems use it: call sequences (`explore::search`), interleavings of a writer and
+//! walkers (`explore::interleave`) and the base x patch product of `compare`. Because the search
+//! is breadth-first and successors are merged in the order the system lists them, the first
+//! failure found is one of the shallowest, the same one on every run, whatever the number of
+//! threads.
+
+mod bfs;
+
+pub use bfs::bfs;
+
+use crate::explore::budget::Budget;
+
+/// A state space to explore.
+pub trait TransitionSystem: Sync {
+    /// A state (for call sequences: a canonical world).
+    type State: Send + Sync;
+    /// What leads from a state to a successor (a call, a thread's step).
+    type Action: Clone + Send + Sync;
+    /// What a failing step reports (a violation, a difference).
+    type Failure: Send;
+
+    /// The initial state, a failure found in it, or why the system cannot start.
+    fn initial(&self) -> Result<Self::State, Start<Self::Failure>>;
+
+    /// A stable 64-bit fingerprint; states with the same fingerprint are taken to be equal.
+    fn fingerprint(&self, s: &Self::State) -> u64;
+
+    /// The successors of `s`, found at `depth` (0 for the initial state), in a deterministic
+    /// order. The system polls `budget` as often as it likes (at least once per action) and
+    /// reports a spent budget in [`Expansion::stopped`].
+    fn expand(
+        &self,
+        s: &Self::State,
+        depth: u32,
+        budget: &Budget,
+    ) -> Expansion<Self::Action, Self::State, Self::Failure>;
+
+    /// Heap bytes an action holds (for the bytes-per-state figure).
+    fn action_bytes(&self, _a: &Self::Action) -> usize {
+        0
+    }
+}
+
+/// Why a system did not start.
+#[derive(Debug)]
+pub enum Start<F> {
+    /// It could not be set up (a bad initial world).
+    Error(String),
+    /// The initial state already fails.
+    Failure(F),
+}
+
+/// The successors of one state.
+pub struct Expansion<A, S, F> {
+    /// Actions and their successor states, in order.
+    pub succs: Vec<(A, S)>,
+    /// A failing step after `succs` (it ends the expansion). The action is `None` when the
+    /// failure is the state's own (a deadlock).
+    pub failure: Option<(Option<A>, F)>,
+    /// The state was deliberately not expanded (a size bound of the scope): the search is
+    /// then bounded, not exhaustive.
+    pub cut: bool,
+    /// The budget ran out, or a nested exploration stopped short, before every action was
+    /// tried: the search must stop, incomplete, with this reason.
+    pub stopped: Option<String>,
+}
+
+impl<A, S, F> Default for Expansion<A, S, F> {
+    fn default() -> Self {
+        Expansion {
+            succs: Vec::new(),
+            failure: None,
+            cut: false,
+            stopped: None,
+        }
+    }
+}
+
+/// Bounds of a search besides its [`Budget`].
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// States at this depth are not expanded (the search is then bounded).
+    pub max_depth: u32,
+    /// Distinct states after which the search stops, incomplete.
+    pub max_states: usize,
+    /// Worker threads expanding a batch of frontier states (1: in the caller's thread).
+    pub threads: usize,
+    /// Frontier states expanded together.
+    pub batch: usize,
+}
+
+impl Config {
+    /// The default parallelism: every core, at most 8.
+    pub fn cores() -> usize {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    }
+}
+
+/// How a search ended.
+#[derive(Debug)]
+pub enum Verdict<A, F> {
+    /// No failure in any state reached. `exhausted`: no state was cut off by the depth bound
+    /// or [`Expansion::cut`].
+    Holds { exhausted: bool },
+    /// A failure, with the actions from the initial state to it (the failing one last, when
+    /// the failure has one).
+    Failed { path: Vec<A>, failure: F },
+    /// The initial state failed.
+    FailedInitial(F),
+    /// A bound (or a stop request) ended the search; no failure up to `complete_depth`.
+    Incomplete { reason: String, complete_depth: u32 },
+    /// The system could not start.
+    Error(String),
+}
+
+/// Figures of a search.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Distinct states seen.
+    pub states: usize,
+    /// Actions taken (including those into states already seen, and a failing one).
+    pub transitions: usize,
+    /// Deepest level reached.
+    pub depth: u32,
+    pub seconds: f64,
+    /// Bytes held per distinct state (seen-set and parent links), measured at the end of a
+    /// search that holds.
+    pub bytes_per_state: usize,
+}
+
+impl Stats {
+    pub fn states_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.states as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// Probability that two distinct states shared a fingerprint (birthday bound over the
+    /// states seen, as TLC's optimistic estimate).
+    pub fn collision_probability(&self) -> f64 {
+        let n = self.states as f64;
+        n * n / 2f64.powi(65)
+    }
+}
+
+/// Progress callback: (states, depth, frontier, seconds), about once a second.
+pub type Progress<'a> = &'a mut dyn FnMut(usize, u32, usize, f64);

@@ -1,0 +1,94 @@
+//! Finding and loading model files: a model file or a directory holding one, compiled against
+//! the world's schema. Every layer that needs a model (the commands, the fuzzing harness, the
+//! proofs) loads it here, so a path means the same thing everywhere.
+
+use crate::lang::{self, Program};
+use std::path::{Path, PathBuf};
+
+/// Load a model against the world's schema: a model file, or a directory holding exactly one
+/// model (outside its `lib/` and `mutants/` folders). On failure the rendered diagnostics.
+pub fn load_model(path: &Path) -> Result<Program, String> {
+    let file = resolve_model(path)?;
+    lang::load_file(&file, &crate::world::schema()).map_err(|d| lang::render_diagnostics(&d))
+}
+
+/// The model file a command-line argument names: the file itself, or the one model in a
+/// directory. Every subcommand that takes one model resolves it this way.
+pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
+    if !path.is_dir() {
+        if !path.exists() {
+            return Err(format!(
+                "{}: no such model file or directory\n",
+                path.display()
+            ));
+        }
+        return Ok(path.to_path_buf());
+    }
+    let found = discover_models(path, false);
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(format!(
+            "{}: a directory with no model (*.rmap outside lib/ and mutants/)\n",
+            path.display()
+        )),
+        many => Err(format!(
+            "{}: a directory with {} models; name one: {}\n",
+            path.display(),
+            many.len(),
+            many.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The models a list of arguments names, for commands that check several: a file is itself, a
+/// directory every model under it (outside `lib/` and `mutants/` folders, unless the directory
+/// is itself a mutants folder).
+pub fn expand_model_args(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.is_dir() {
+            let mutants = a.file_name().and_then(|n| n.to_str()) == Some("mutants");
+            let found = discover_models(a, mutants);
+            if found.is_empty() {
+                return Err(format!(
+                    "{}: a directory with no model (*.rmap outside lib/)",
+                    a.display()
+                ));
+            }
+            out.extend(found);
+        } else if a.exists() {
+            out.push(a.clone());
+        } else {
+            return Err(format!("{}: no such model file or directory", a.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// Model files under `root` that can be checked: `*.rmap` files in its subdirectories, except
+/// `lib/` folders (parts meant to be included). `mutants` includes `models/mutants/`.
+pub fn discover_models(root: &Path, mutants: bool) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if p.is_dir() {
+                if name != "lib" && (mutants || name != "mutants") {
+                    dirs.push(p);
+                }
+            } else if name.ends_with(".rmap") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
