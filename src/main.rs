@@ -291,25 +291,6 @@ enum Cmd {
         #[arg(long)]
         scope: Option<String>,
     },
-    /// Measure the interleaving explorer (states and transitions per second) on one writer and
-    /// two walkers, with and without the partial-order reduction.
-    BenchInterleave {
-        /// The model (default: the baseline).
-        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
-        model: PathBuf,
-        /// Repetitions to average over.
-        #[arg(long, default_value_t = 5)]
-        rounds: u32,
-    },
-    /// Measure erase+insert throughput of the interval tree against a BTreeMap.
-    BenchTree {
-        /// Number of nodes in the tree.
-        #[arg(long, default_value_t = 10_000)]
-        nodes: usize,
-        /// Erase-and-reinsert rounds (each round is one erase and one insert).
-        #[arg(long, default_value_t = 200_000)]
-        rounds: u64,
-    },
 }
 
 fn cmd_tree(file: Option<PathBuf>) -> i32 {
@@ -334,27 +315,6 @@ fn cmd_tree(file: Option<PathBuf>) -> i32 {
     print!("{}", r.stdout);
     eprint!("{}", r.stderr);
     r.status
-}
-
-fn cmd_bench_tree(nodes: usize, rounds: u64) -> i32 {
-    if nodes == 0 || nodes > u32::MAX as usize {
-        eprintln!(
-            "rmapcheck bench-tree: --nodes must be between 1 and {}",
-            u32::MAX
-        );
-        return 2;
-    }
-    let r = rmapcheck::tree::bench::bench_tree(nodes, rounds);
-    println!(
-        "bench-tree: {} nodes, {} rounds of erase + insert ({} ops)",
-        r.nodes,
-        r.rounds,
-        2 * r.rounds
-    );
-    println!("  interval rbtree: {:>12.0} ops/s", r.tree_ops_per_s);
-    println!("  BTreeMap:        {:>12.0} ops/s", r.btree_ops_per_s);
-    println!("  ratio (rbtree / BTreeMap): {:.2}", r.ratio);
-    0
 }
 
 fn main() {
@@ -517,7 +477,6 @@ fn main() {
         Cmd::Run { model, ops } => {
             rmapcheck::cmd::run::run(&model, &ops, &mut std::io::stdout(), &mut std::io::stderr())
         }
-        Cmd::BenchTree { nodes, rounds } => cmd_bench_tree(nodes, rounds),
         Cmd::FuzzDecode { crash, models } => rmapcheck::cmd::fuzz::fuzz_decode(
             &crash,
             models.as_deref(),
@@ -575,9 +534,6 @@ fn main() {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
-        Cmd::BenchInterleave { model, rounds } => {
-            rmapcheck::cmd::interleave::bench(&model, rounds, &mut std::io::stdout())
-        }
     };
     std::process::exit(code);
 }

@@ -197,14 +197,9 @@ fn cli_file_and_missing_file() {
 }
 
 #[test]
-fn cli_bench_tree_small() {
-    let out = bin()
-        .args(["bench-tree", "--nodes", "500", "--rounds", "2000"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let s = String::from_utf8(out.stdout).unwrap();
-    assert!(s.contains("interval rbtree:") && s.contains("BTreeMap:") && s.contains("ratio"));
-    let out = bin().args(["bench-tree", "--nodes", "0"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+fn bench_tree_small() {
+    // the benchmark itself runs with `cargo bench --bench tree`; here only that it measures
+    let r = rmapcheck::tree::bench::bench_tree(500, 2000);
+    assert_eq!((r.nodes, r.rounds), (500, 2000));
+    assert!(r.tree_ops_per_s > 0.0 && r.btree_ops_per_s > 0.0 && r.ratio > 0.0);
 }

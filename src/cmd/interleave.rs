@@ -2,7 +2,7 @@
 //! world (one after the other); the last call is the writer (thread 0); walkers (threads 1..)
 //! are the `--walker` calls, or every multiset of `--walkers N` walker calls of the `--kinds`
 //! offered in that world. Every interleaving of each thread set is explored; the first
-//! violation is printed as an interleaved trace. `rmapcheck bench-interleave` measures the
+//! violation is printed as an interleaved trace. `cargo bench --bench interleave` measures the
 //! explorer with and without the partial-order reduction. Exit status: 0 holds, 1 a
 //! counterexample, 2 bad input, 3 incomplete.
 
@@ -11,7 +11,7 @@ use crate::explore::interleave::{explore, setup, Config, IOutcome};
 use crate::explore::walkers::{check_kinds, combinations, walker_calls};
 use crate::lang::Program;
 use crate::trace::interleaved;
-use crate::world::scenario::{Call, Scenario};
+use crate::world::scenario::Call;
 use crate::world::World;
 use std::io::Write;
 use std::path::PathBuf;
@@ -165,87 +165,4 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         );
     }
     status
-}
-
-/// The benchmark scenario: one file VMA [0, 8) shared by two mms (so the trees have two
-/// nodes), a munmap of [3, 5) in the first, a file walk and a per-VMA-lock MADV_DONTNEED.
-pub const BENCH_WORLD: &str = r#"
-[[file]]
-name = "f"
-[[mm]]
-[[mm.vma]]
-start = 0
-end = 8
-pgoff = 100
-file = "f"
-[[mm]]
-[[mm.vma]]
-start = 0
-end = 8
-pgoff = 100
-file = "f"
-"#;
-
-/// The benchmark's threads.
-pub const BENCH_CALLS: [&str; 3] = [
-    "sys_munmap(mm#0, 3, 5)",
-    "rmap_walk_file(mapping#0, 105)",
-    "madvise_dontneed(mm#0, 0, 2)",
-];
-
-/// `rmapcheck bench-interleave`: states and interleavings per second, with and without the
-/// reduction, on the baseline model.
-pub fn bench(model: &std::path::Path, rounds: u32, out: &mut dyn Write) -> i32 {
-    let prog = match load_model(model) {
-        Ok(p) => p,
-        Err(d) => {
-            let _ = write!(out, "{d}");
-            return 2;
-        }
-    };
-    let world = match Scenario::parse(BENCH_WORLD).and_then(|s| s.build()) {
-        Ok(w) => w,
-        Err(e) => {
-            let _ = writeln!(out, "{e}");
-            return 2;
-        }
-    };
-    let calls: Vec<Call> = BENCH_CALLS
-        .iter()
-        .map(|c| Call::parse(c).unwrap())
-        .collect();
-    let _ = writeln!(out, "bench-interleave: {}", BENCH_CALLS.join(" | "));
-    for reduction in [false, true] {
-        let cfg = Config {
-            reduction,
-            ..Config::default()
-        };
-        let t0 = std::time::Instant::now();
-        let mut last = None;
-        for _ in 0..rounds.max(1) {
-            match explore(&prog, "bench", &world, &calls, &cfg) {
-                Ok(r) => last = Some(r),
-                Err(e) => {
-                    let _ = writeln!(out, "{e}");
-                    return 2;
-                }
-            }
-        }
-        let secs = t0.elapsed().as_secs_f64() / rounds.max(1) as f64;
-        let r = last.expect("one round");
-        let _ = writeln!(
-            out,
-            "  reduction {:<3}: {:>7} states, {:>7} transitions, {:>4} final states, \
-             {:>3} outcomes, {:.3}s, {:>9.0} states/s, {:>9.0} transitions/s",
-            if reduction { "on" } else { "off" },
-            r.stats.states,
-            r.stats.transitions,
-            r.stats.terminals,
-            r.outcomes.len(),
-            secs,
-            r.stats.states as f64 / secs,
-            r.stats.transitions as f64 / secs
-        );
-    }
-    0
 }

@@ -1,5 +1,6 @@
-//! `bench-tree`: erase-and-reinsert throughput of the interval tree against a
-//! `BTreeMap<(u64, u32), ()>` doing the same workload, with a small deterministic PRNG.
+//! The interval-tree benchmark (`cargo bench --bench tree`): erase-and-reinsert throughput of
+//! the interval tree against a `BTreeMap<(u64, u32), ()>` doing the same workload, with a small
+//! deterministic PRNG.
 
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! Benchmark (not a test): states/s of the baseline at the default and contract scopes, with
 //! and without the per-step structural checks, and bytes per visited state.
-//! `cargo run --release --example bench_check`
+//! `cargo bench --bench check`
 
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::scope::Scope;
