@@ -203,3 +203,25 @@ fn bench_tree_small() {
     assert_eq!((r.nodes, r.rounds), (500, 2000));
     assert!(r.tree_ops_per_s > 0.0 && r.btree_ops_per_s > 0.0 && r.ratio > 0.0);
 }
+
+/// The kernel's `_subtree_search` (since "lib/interval_tree: skip the check before go to the
+/// right subtree") goes right without re-checking `subtree_last`: with a stale one it reaches a
+/// missing right child, a NULL dereference in the kernel, which the op list reports (exit 1).
+/// The same query on a sound tree answers as before.
+#[test]
+fn a_stale_subtree_last_leads_the_query_to_a_null_child() {
+    let r = run_ops("t.txt", "insert 0 10\nrekey 0 0 2\nquery 5 5\n");
+    assert_eq!(r.status, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("query went right from n0 to a missing child"),
+        "{}",
+        r.stdout
+    );
+    let r = run_ops(
+        "t.txt",
+        "insert 0 10\nrekey 0 0 2\npropagate 0\nquery 5 5\n",
+    );
+    assert_eq!(r.status, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("query [5..5]: none"), "{}", r.stdout);
+}

@@ -215,6 +215,14 @@ pub fn propagate(
 
 /// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
 /// `start <= subtree_last(node)`.
+/// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
+/// `start <= subtree_last(node)`. As the kernel's since commit 19811285784f ("lib/interval_tree:
+/// skip the check before go to the right subtree", in mainline before v6.18, so in v7.3): when
+/// `node` starts at or before `last` but ends before `start`, and no left node reaches `start`,
+/// the search goes right without re-checking the right child's `subtree_last`, since the loop
+/// invariant says the match must be there. In a tree with a stale `subtree_last` the invariant
+/// is false: the search may then return a node it should not, or reach a missing right child
+/// (a NULL dereference in the kernel), recorded in [`TreeObs::null_descent`].
 fn subtree_search(
     t: &RbRoot,
     k: &impl IntervalKeys,
@@ -239,10 +247,14 @@ fn subtree_search(
             if start <= k.last(node) {
                 return Some(node);
             }
-            if let Some(r) = t.right_of(node) {
-                node = r;
-                if start <= t.subtree_last_of(node) {
+            match t.right_of(node) {
+                Some(r) => {
+                    node = r;
                     continue;
+                }
+                None => {
+                    obs.null_descent.get_or_insert(node);
+                    return None;
                 }
             }
         }

@@ -393,6 +393,15 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                     list.join(" ")
                 };
                 let _ = writeln!(out, "query [{first}..{last}]: {shown}");
+                if let Some(n) = obs.null_descent.take() {
+                    violations = true;
+                    let _ = writeln!(
+                        out,
+                        "  query went right from {} to a missing child (a stale \
+                         subtree_last): the kernel dereferences NULL there",
+                        label(n)
+                    );
+                }
             }
             Op::Print => out.push_str(&render(&t, &objs, &label)),
             Op::Validate => {

@@ -263,6 +263,10 @@ pub struct TreeObs {
     pub stats: TreeStats,
     pub stale: Vec<StaleDescent>,
     pub check_stale: bool,
+    /// A query followed a NULL child: the kernel's `_subtree_search` descends right without
+    /// looking (its loop invariant promises a right child), so with a stale `subtree_last` it
+    /// would dereference NULL. The node it was at; the query returned no node from there.
+    pub null_descent: Option<NodeId>,
 }
 
 impl TreeObs {
