@@ -150,7 +150,7 @@ impl Budget {
     /// Whether the resident set is over the bound (read every [`RSS_EVERY`] polls).
     fn over_memory(&self) -> bool {
         let n = self.polls.fetch_add(1, Ordering::Relaxed);
-        if n % RSS_EVERY == 0 {
+        if n.is_multiple_of(RSS_EVERY) {
             self.rss.store(resident_bytes(), Ordering::Relaxed);
         }
         self.rss.load(Ordering::Relaxed) > self.max_bytes
