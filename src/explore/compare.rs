@@ -146,7 +146,7 @@ pub enum Verdict {
     Violation {
         which: &'static str,
         calls: Vec<Call>,
-        invariant: String,
+        invariant: crate::check::Invariant,
         message: String,
     },
 }
@@ -293,7 +293,7 @@ pub fn compare_within(
                             verdict: Verdict::Violation {
                                 which,
                                 calls,
-                                invariant: v.invariant.clone(),
+                                invariant: v.invariant,
                                 message: v.message.clone(),
                             },
                             work,

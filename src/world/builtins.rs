@@ -9,6 +9,7 @@
 
 use super::keys::{AnonKeys, FileKeys};
 use super::World;
+use crate::check::Invariant;
 use crate::exec::host::{Host, HostError, ObjKind, ThreadId, Value};
 use crate::tree::{interval, TreeObs};
 
@@ -94,13 +95,13 @@ impl World {
         let (rw, fl) = (m.i_mmap_rwsem.held_write_by(t), m.flush_dcache.held_by(t));
         if !rw {
             self.violate(
-                "lock-discipline",
+                Invariant::LockDiscipline,
                 format!("{op} on mapping#{mapping} without i_mmap_rwsem held for write"),
             );
         }
         if !fl {
             self.violate(
-                "lock-discipline",
+                Invariant::LockDiscipline,
                 format!("{op} on mapping#{mapping} without the flush_dcache lock"),
             );
         }
@@ -113,7 +114,7 @@ impl World {
             || m.flush_dcache.held_by(t))
         {
             self.violate(
-                "lock-discipline",
+                Invariant::LockDiscipline,
                 format!("{op} on mapping#{mapping} without i_mmap_rwsem or the flush_dcache lock"),
             );
         }
@@ -130,7 +131,7 @@ impl World {
         if !ok {
             let need = if write { "for write" } else { "" };
             self.violate(
-                "lock-discipline",
+                Invariant::LockDiscipline,
                 format!("{op} on anon_vma#{av} without its root anon_vma#{root} lock {need}")
                     .trim_end()
                     .to_string(),
@@ -157,7 +158,7 @@ impl World {
             if let Some((s, ss)) = st.succ {
                 msg += &format!(" (successor {kind}#{s} starts at {ss})");
             }
-            self.violate("stale-descent", msg);
+            self.violate(Invariant::StaleDescent, msg);
         }
     }
 
@@ -170,7 +171,7 @@ impl World {
             TreeError::NotInTree(n) => format!("{kind}#{n} is not in {tree}"),
             TreeError::PrevNotInTree(n) => format!("prev {kind}#{n} is not in {tree}"),
         };
-        self.violate("tree-precondition", format!("{op}: {msg}"));
+        self.violate(Invariant::TreePrecondition, format!("{op}: {msg}"));
     }
 
     fn file_tree_op(&mut self, t: ThreadId, op: &'static str, args: &[Value]) -> R<Value> {
@@ -197,7 +198,7 @@ impl World {
             );
             if a != b {
                 self.violate(
-                    "tree-precondition",
+                    Invariant::TreePrecondition,
                     format!("{op}: vma#{vma} starts at pgoff {a} but prev vma#{p} at {b}"),
                 );
             }
@@ -295,7 +296,7 @@ impl World {
             if !tree.contains(v) {
                 // only a walk racing with a writer gets here: its cursor left the tree
                 self.violate(
-                    "walker-complete",
+                    Invariant::WalkerComplete,
                     format!("{op}: the walk's cursor vma#{v} was removed from mapping#{m}'s tree under it"),
                 );
                 return Ok(Value::Null);
@@ -333,7 +334,7 @@ impl World {
             let tree = &self.anon_vmas[a as usize].rb_root;
             if !tree.contains(c) {
                 self.violate(
-                    "walker-complete",
+                    Invariant::WalkerComplete,
                     format!("{op}: the walk's cursor avc#{c} was removed from anon_vma#{a}'s tree under it"),
                 );
                 return Ok(Value::Null);
@@ -372,7 +373,7 @@ impl World {
     fn lock_op_inner(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
         let bad_unlock = |w: &mut World, what: String| {
             w.violate(
-                "lock-discipline",
+                Invariant::LockDiscipline,
                 format!("{op}: {what} not held by thread {t}"),
             );
         };
@@ -454,7 +455,7 @@ impl World {
             "vma_start_write" => {
                 if !self.mms[mm as usize].mmap_lock.held_write_by(t) {
                     self.violate(
-                        "lock-discipline",
+                        Invariant::LockDiscipline,
                         format!("vma_start_write(vma#{v}) without mm#{mm}'s mmap_lock for write"),
                     );
                 }
@@ -481,7 +482,10 @@ impl World {
             "vma_end_read" => {
                 let vma = &mut self.vmas[v as usize];
                 if vma.vm_lock_readers & (1 << t) == 0 {
-                    self.violate("lock-discipline", format!("vma_end_read(vma#{v}) not held"));
+                    self.violate(
+                        Invariant::LockDiscipline,
+                        format!("vma_end_read(vma#{v}) not held"),
+                    );
                 } else {
                     vma.vm_lock_readers &= !(1 << t);
                 }
@@ -493,7 +497,7 @@ impl World {
                 let locked = self.vmas[v as usize].vm_lock_seq == Some(seq);
                 if !locked {
                     self.violate(
-                        "lock-discipline",
+                        Invariant::LockDiscipline,
                         format!("vma#{v} changed without vma_start_write()"),
                     );
                 }
@@ -618,7 +622,7 @@ impl World {
                     None
                 };
                 if let Some(m) = bad {
-                    self.violate("vma-lock-stable", m);
+                    self.violate(Invariant::VmaLockStable, m);
                 } else {
                     self.zap_ptes(v, s, e);
                 }
@@ -797,7 +801,7 @@ impl World {
         let root = x.root;
         if !x.rb_root.is_empty() {
             self.violate(
-                "membership",
+                Invariant::Membership,
                 format!("anon_vma#{av} freed with AVCs still in its tree"),
             );
         }
