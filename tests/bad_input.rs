@@ -121,6 +121,31 @@ fn bad_proof_file_and_scenario() {
     assert!(String::from_utf8(err)
         .unwrap()
         .contains("expect = \"holds\""));
+    // an unknown invariant is named, with the known ones, at its place in the file
+    for (name, text, at) in [
+        (
+            "proof3.toml",
+            "model = \"x.rmap\"\n[[obligation]]\nmode = \"callers\"\nviolates = \"tree-ordr\"\n",
+            "proof3.toml:4:12:",
+        ),
+        (
+            "proof4.toml",
+            "model = \"x.rmap\"\n[[obligation]]\nmode = \"callers\"\nexpect = \"holds\"\n\
+             invariants = [\"augment\", \"augmnt\"]\n",
+            "proof4.toml:5:26:",
+        ),
+    ] {
+        let p = tmp(name, text);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let a = ProveArgs {
+            files: vec![p],
+            ..Default::default()
+        };
+        assert_eq!(rmapcheck::cmd::prove::prove(&a, &mut out, &mut err), 2);
+        let e = String::from_utf8(err).unwrap();
+        assert!(e.contains(at) && e.contains("unknown invariant"), "{e}");
+        assert!(e.contains("rb-shape, tree-order, augment"), "{e}");
+    }
 
     let s = tmp("scn.toml", "calls = [\"sys_munmap(mm#0, 1\"]\n[[mm]]\n");
     let (mut out, mut err) = (Vec::new(), Vec::new());

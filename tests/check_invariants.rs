@@ -5,6 +5,7 @@
 //! every tree change goes through the kernel-exact rbtree code and a misuse is refused as a
 //! `tree-precondition`; tests/tree_corrupt.rs shows it firing on corrupted trees.)
 
+use rmapcheck::check::Invariant;
 use rmapcheck::explore::scope::{Mode, Scope};
 use rmapcheck::explore::search::{search, Outcome};
 use rmapcheck::lang::{load_str, Program};
@@ -23,40 +24,40 @@ fn model(src: &str) -> Program {
     .unwrap_or_else(|d| panic!("{}", rmapcheck::lang::render_diagnostics(&d)))
 }
 
-fn scope(depth: u32, mode: Mode, invariants: &[&str]) -> Scope {
+fn scope(depth: u32, mode: Mode, invariants: &[Invariant]) -> Scope {
     Scope {
         max_depth: depth,
         mode,
-        invariants: invariants.iter().map(|s| s.to_string()).collect(),
+        invariants: invariants.iter().map(|i| i.name().to_string()).collect(),
         ..Scope::default()
     }
 }
 
 /// Search; expect a counterexample of `inv` with `len` calls; check it round-trips.
-fn expect_cex(prog: &Program, s: &Scope, inv: &str, len: usize) -> Trace {
+fn expect_cex(prog: &Program, s: &Scope, inv: Invariant, len: usize) -> Trace {
     let (outcome, _) = search(prog, "mutant.rmap", s, &mut |_, _, _, _| {});
     let Outcome::Counterexample(t) = outcome else {
         panic!("expected a counterexample of {inv}, got {outcome:?}");
     };
-    assert_eq!(t.invariant(), inv, "{}", t.to_json());
+    assert_eq!(t.invariant(), Some(inv), "{}", t.to_json());
     assert_eq!(t.calls.len(), len, "shortest trace length: {:?}", t.calls);
     // JSON round trip and replay to the same invariant at the same step
     let back = Trace::from_json(&t.to_json()).unwrap();
     let r = replay(prog, &back).unwrap();
     assert!(r.reproduced, "{r:?}");
-    assert_eq!(r.invariant, inv);
+    assert_eq!(r.invariant, Some(inv));
     // the text rendering fits a patch review
     let text = rmapcheck::trace::text::render(&back, prog);
     assert!(
         text.lines().all(|l| l.len() <= 80 && l.is_ascii()),
         "{text}"
     );
-    assert!(text.contains(inv));
+    assert!(text.contains(inv.name()));
     *t
 }
 
 /// Run a scenario's calls on a model; the invariants of the last failure.
-fn run(prog: &Program, scenario: &str, calls: &[&str]) -> Vec<String> {
+fn run(prog: &Program, scenario: &str, calls: &[&str]) -> Vec<Invariant> {
     let sc = Scenario::parse(scenario).unwrap();
     let calls: Vec<Call> = calls.iter().map(|c| Call::parse(c).unwrap()).collect();
     let r = rmapcheck::trace::rerun(prog, &sc, &calls, Default::default()).unwrap();
@@ -91,7 +92,12 @@ fn tree_precondition_remove_twice_shortest_trace() {
          if (vp->adj_next) mapping_rmap_tree_remove(vp->adj_next, vp->mapping);\n}",
     ));
     // mmap a file, then anything that goes through vma_prepare: two calls
-    let t = expect_cex(&p, &scope(3, Mode::Callers, &[]), "tree-precondition", 2);
+    let t = expect_cex(
+        &p,
+        &scope(3, Mode::Callers, &[]),
+        Invariant::TreePrecondition,
+        2,
+    );
     let f = t.failure.unwrap();
     assert!(f.step.is_some() && f.loc.is_some(), "found at the step");
 }
@@ -103,7 +109,12 @@ fn lock_discipline_flush_lock_taken_too_late() {
          flush_dcache_mmap_lock(vp->mapping);\n\
          if (vp->adj_next) mapping_rmap_tree_remove(vp->adj_next, vp->mapping);\n}",
     ));
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "lock-discipline", 2);
+    expect_cex(
+        &p,
+        &scope(3, Mode::Callers, &[]),
+        Invariant::LockDiscipline,
+        2,
+    );
 }
 
 #[test]
@@ -112,7 +123,7 @@ fn membership_batch_unlink_skipped() {
         "void unlink_file_vma_batch_add(struct unlink_vma_file_batch *vb,\n\
          struct vm_area_struct *vma) { return; }",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "membership", 2);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::Membership, 2);
 }
 
 #[test]
@@ -124,7 +135,7 @@ fn vma_layout_map_count_not_incremented_on_split() {
          if (v && v->vm_start < start && start < v->vm_end) {\n __split_vma(v, start, 1);\n\
          mm->map_count--;\n }\n mmap_write_unlock(mm);\n return 0;\n}",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "vma-layout", 2);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::VmaLayout, 2);
 }
 
 #[test]
@@ -133,13 +144,13 @@ fn model_assert_and_model_fault() {
         "int do_anonymous_fault(struct mm_struct *mm, unsigned long addr) {\n\
          VM_WARN_ON_ONCE(vma_lookup(mm, addr) != NULL);\n return 0;\n}",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "model-assert", 2);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::ModelAssert, 2);
     let p = model(
         "int do_anonymous_fault(struct mm_struct *mm, unsigned long addr) {\n\
          struct vm_area_struct *v = vma_lookup(mm, addr);\n\
          return v->anon_vma->num_children;\n}",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "model-fault", 2);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::ModelFault, 2);
 }
 
 /// vp->vma is left in the file tree and only its end changes: a lower split without the
@@ -203,12 +214,12 @@ static void vma_complete(struct vma_prepare *vp, struct mm_struct *mm)
 fn augment_and_walker_complete_without_propagate() {
     let p = model(NO_REMOVE_NO_PROPAGATE);
     // mmap then a split or a merge leaves subtree_last stale
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "augment", 2);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::Augment, 2);
     // with only walker-complete checked, a merge that grows vp->vma makes a walk miss it
     expect_cex(
         &p,
-        &scope(3, Mode::Callers, &["walker-complete"]),
-        "walker-complete",
+        &scope(3, Mode::Callers, &[Invariant::WalkerComplete]),
+        Invariant::WalkerComplete,
         2,
     );
 }
@@ -248,7 +259,7 @@ fn tree_order_when_a_key_changes_in_place() {
         THREE_ADJACENT,
         &["contract_shrink(mm#0, vma#2, 4, 5, 5)"],
     );
-    assert!(inv.contains(&"tree-order".to_string()), "{inv:?}");
+    assert!(inv.contains(&Invariant::TreeOrder), "{inv:?}");
     // the baseline, which removes and re-inserts, is fine with the same call
     let base = model("");
     assert!(run(
@@ -273,11 +284,7 @@ fn stale_descent_adj_next_inserted_before_rekey() {
     // (vma#2) grows down to 3: inserting next descends through the stale middle
     let call = "contract_adjust_next(mm#0, vma#1, 3, 5)";
     let inv = run(&p, THREE_ADJACENT, &[call]);
-    assert_eq!(
-        inv.first().map(String::as_str),
-        Some("stale-descent"),
-        "{inv:?}"
-    );
+    assert_eq!(inv.first(), Some(&Invariant::StaleDescent), "{inv:?}");
     assert!(run(&model(""), THREE_ADJACENT, &[call]).is_empty());
 }
 
@@ -292,7 +299,7 @@ fn cached_keys_anon_updated_in_place_without_refresh() {
          list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)\n\
          anon_rmap_tree_propagate(avc);\n}",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), "cached-keys", 3);
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::CachedKeys, 3);
 }
 
 #[test]
@@ -317,4 +324,105 @@ fn bounded_search_is_incomplete_not_holds() {
     };
     let (o, _) = search(&p, "baseline", &s, &mut |_, _, _, _| {});
     assert!(matches!(o, Outcome::Incomplete { .. }), "{o:?}");
+}
+
+/// Typed invariants: every variant a builtin can raise reaches the report. `World::violate`
+/// takes an `Invariant`, so nothing can name one the checker does not know; the set filter
+/// keeps each violation whose invariant is in the set, for every variant, and drops only those
+/// outside it.
+#[test]
+fn no_violation_is_dropped_for_want_of_a_known_name() {
+    use rmapcheck::check::{from_world, InvariantSet};
+    use rmapcheck::world::World;
+    for &i in Invariant::ALL {
+        for (set, kept) in [
+            (InvariantSet::all(), true),
+            (InvariantSet::empty().with(i), true),
+            (InvariantSet::all().without(i), false),
+        ] {
+            let mut w = World::new();
+            w.violate(i, format!("raised {i}"));
+            let v = set.filter(from_world(&mut w));
+            if kept {
+                assert_eq!(v.len(), 1, "{i}: {v:?}");
+                assert_eq!(v[0].invariant, i);
+                assert_eq!(v[0].message, format!("raised {i}"));
+                assert_eq!(v[0].to_string(), format!("{}: raised {i}", i.name()));
+            } else {
+                assert!(v.is_empty(), "{i}: {v:?}");
+            }
+        }
+    }
+}
+
+/// Each variant round-trips through its name, in JSON as traces write it; the names are
+/// distinct; an unknown name in a trace is an error naming it, not a dropped violation.
+#[test]
+fn invariants_round_trip_through_their_names() {
+    use rmapcheck::check::Violation;
+    let mut names = std::collections::BTreeSet::new();
+    for &i in Invariant::ALL {
+        assert!(names.insert(i.name()), "duplicate name {}", i.name());
+        assert_eq!(Invariant::from_name(i.name()), Some(i));
+        let v = Violation::new(i, "m");
+        let json = serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            json,
+            format!("{{\"invariant\":\"{}\",\"message\":\"m\"}}", i.name())
+        );
+        assert_eq!(serde_json::from_str::<Violation>(&json).unwrap(), v);
+    }
+    let e = serde_json::from_str::<Violation>("{\"invariant\":\"tree-ordr\",\"message\":\"m\"}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tree-ordr") && e.contains("tree-order"), "{e}");
+    // the tree validator's violations map onto the same variants
+    use rmapcheck::tree::TreeViolation;
+    let tv = [
+        TreeViolation::RbShape {
+            node: None,
+            what: "w".into(),
+        },
+        TreeViolation::TreeOrder {
+            node: 1,
+            start: 0,
+            prev: 0,
+            prev_start: 1,
+        },
+        TreeViolation::Augment {
+            node: 0,
+            stored: 0,
+            expected: 1,
+        },
+    ];
+    let got: Vec<Invariant> = tv.iter().map(TreeViolation::invariant).collect();
+    assert_eq!(
+        got,
+        [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
+    );
+    for v in &tv {
+        assert!(v.to_string().starts_with(&format!("{}: ", v.invariant())));
+    }
+}
+
+/// `rmapcheck list` prints every invariant, with its description, under its phase.
+#[test]
+fn list_prints_every_invariant_under_its_phase() {
+    let mut out = Vec::new();
+    assert_eq!(rmapcheck::cmd::list::list(&mut out), 0);
+    let out = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    for &i in Invariant::ALL {
+        let line = format!("  {:<18} {}", i.name(), i.description());
+        let at = lines
+            .iter()
+            .position(|l| *l == line)
+            .unwrap_or_else(|| panic!("{i} not listed:\n{out}"));
+        let heading = lines[..at]
+            .iter()
+            .rev()
+            .find(|l| !l.starts_with("  "))
+            .unwrap();
+        assert_eq!(*heading, format!(" {}:", i.phase().describe()), "{i}");
+    }
 }

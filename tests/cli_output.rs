@@ -347,7 +347,7 @@ fn replay_refuses_what_it_cannot_apply() {
         &prog,
         &tr.initial,
         &padded,
-        "tree-precondition",
+        rmapcheck::check::Invariant::TreePrecondition,
     );
     assert_eq!(m.dropped_calls, vec![0]);
     assert_eq!(m.calls, tr.calls);

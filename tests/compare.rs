@@ -2,6 +2,7 @@
 //! work; the split-skip patch is equivalent to the baseline and does less work on new_below=0
 //! splits (and the same on new_below=1 splits); the /dev/zero patch's finding is reported.
 
+use rmapcheck::check::Invariant;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::compare::{compare, execl, Verdict};
 use rmapcheck::explore::scope::{Mode, Scope};
@@ -78,7 +79,7 @@ fn dev_zero_patch_finding_is_reported() {
             which, invariant, ..
         } => {
             assert_eq!(which, "patch");
-            assert_eq!(invariant, "tree-precondition");
+            assert_eq!(invariant, Invariant::TreePrecondition);
         }
         other => panic!("{other:?}"),
     }

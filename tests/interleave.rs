@@ -5,6 +5,7 @@
 
 mod model_fixtures;
 use model_fixtures::*;
+use rmapcheck::check::Invariant;
 use rmapcheck::explore::interleave::{explore, Config, IOutcome, IResult};
 use rmapcheck::world::scenario::{Call, Scenario};
 
@@ -29,11 +30,11 @@ fn holds(model: &str, world: &str, calls: &[&str]) -> IResult {
     r
 }
 
-fn caught(model: &str, world: &str, calls: &[&str], invariant: &str) -> IResult {
+fn caught(model: &str, world: &str, calls: &[&str], invariant: Invariant) -> IResult {
     let r = go(model, world, calls, true);
     match &r.outcome {
         IOutcome::Violation(t) => {
-            assert_eq!(t.invariant(), invariant, "{:?}", t.violations);
+            assert_eq!(t.invariant(), Some(invariant), "{:?}", t.violations);
             let tids: std::collections::BTreeSet<u8> = t.steps.iter().map(|s| s.tid).collect();
             assert!(
                 tids.len() >= 2,
@@ -56,17 +57,12 @@ fn lock_dropped_between_caught_by_file_walker() {
         "models/mutants/lock-dropped-between.rmap",
         ONE_FILE_VMA,
         &calls,
-        "walker-complete",
+        Invariant::WalkerComplete,
     );
 }
 
-fn without(inv: &str) -> rmapcheck::check::InvariantSet {
-    let names: Vec<String> = rmapcheck::check::INVARIANTS
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .filter(|n| n != inv)
-        .collect();
-    rmapcheck::check::InvariantSet::from_names(&names).unwrap()
+fn without(inv: Invariant) -> rmapcheck::check::InvariantSet {
+    rmapcheck::check::InvariantSet::all().without(inv)
 }
 
 fn go_with(model: &str, world: &str, calls: &[&str], cfg: Config) -> IResult {
@@ -76,7 +72,7 @@ fn go_with(model: &str, world: &str, calls: &[&str], cfg: Config) -> IResult {
     explore(&p, model, &w, &calls, &cfg).unwrap()
 }
 
-fn invariant_of(r: &IResult) -> String {
+fn invariant_of(r: &IResult) -> Result<Invariant, String> {
     match &r.outcome {
         IOutcome::Violation(t) => {
             let tids: std::collections::BTreeSet<u8> = t.steps.iter().map(|s| s.tid).collect();
@@ -85,9 +81,9 @@ fn invariant_of(r: &IResult) -> String {
                 "the trace shows both threads: {:?}",
                 t.steps
             );
-            t.invariant().to_string()
+            t.invariant().ok_or_else(|| format!("{t:?}"))
         }
-        o => format!("{o:?}"),
+        o => Err(format!("{o:?}")),
     }
 }
 
@@ -98,17 +94,17 @@ fn walker_without_lock() {
     // with every check, the unlocked query itself is reported
     let r = go(m, ONE_FILE_VMA, &calls, true);
     match &r.outcome {
-        IOutcome::Violation(t) => assert_eq!(t.invariant(), "lock-discipline"),
+        IOutcome::Violation(t) => assert_eq!(t.invariant(), Some(Invariant::LockDiscipline)),
         o => panic!("{o:?}"),
     }
     // and what it leads to: a walk that misses the VMA being split
     let cfg = Config {
-        invariants: without("lock-discipline"),
+        invariants: without(Invariant::LockDiscipline),
         ..Config::default()
     };
     assert_eq!(
         invariant_of(&go_with(m, ONE_FILE_VMA, &calls, cfg)),
-        "walker-complete"
+        Ok(Invariant::WalkerComplete)
     );
 }
 
@@ -119,7 +115,7 @@ fn flush_unlock_before_rekey_visible_only_to_flush_dcache_walker() {
     let file = [MUNMAP_MIDDLE, "rmap_walk_file(mapping#0, 105)"];
     holds(BASELINE, ONE_FILE_VMA, &flush);
     holds(m, ONE_FILE_VMA, &file);
-    caught(m, ONE_FILE_VMA, &flush, "walker-complete");
+    caught(m, ONE_FILE_VMA, &flush, Invariant::WalkerComplete);
 }
 
 /// split-no-vma-start-write: the writer alone already reports the unlocked range change
@@ -134,12 +130,12 @@ fn split_without_vma_start_write_moves_a_read_locked_vma() {
         r.outcomes.iter().map(|o| o[1].clone()).collect();
     assert_eq!(rets.len(), 2, "{rets:?}");
     let cfg = Config {
-        invariants: without("lock-discipline"),
+        invariants: without(Invariant::LockDiscipline),
         ..Config::default()
     };
     assert_eq!(
         invariant_of(&go_with(m, ONE_FILE_VMA, &calls, cfg)),
-        "vma-lock-stable"
+        Ok(Invariant::VmaLockStable)
     );
 }
 
@@ -148,10 +144,13 @@ fn madvise_fallback_holding_vma_lock_deadlocks() {
     let m = "models/mutants/madv-fallback-holding-vma-lock.rmap";
     let calls = [MUNMAP_MIDDLE, "madvise_dontneed(mm#0, 0, 9)"];
     holds(BASELINE, ONE_FILE_VMA, &calls);
-    let r = caught(m, ONE_FILE_VMA, &calls, "deadlock");
+    let r = caught(m, ONE_FILE_VMA, &calls, Invariant::Deadlock);
     let g = rmapcheck::explore::lockorder::LockGraph::new(&r.lock_edges);
     let v = g.check();
-    assert!(v.iter().any(|x| x.invariant == "lock-order"), "{v:?}");
+    assert!(
+        v.iter().any(|x| x.invariant == Invariant::LockOrder),
+        "{v:?}"
+    );
 }
 
 /// The excuse rule of walker-complete: on lock-dropped-between, munmap of [0, 3) splits off

@@ -4,6 +4,7 @@
 
 mod model_fixtures;
 use model_fixtures::*;
+use rmapcheck::check::Invariant;
 use rmapcheck::world::scenario::{Call, Scenario};
 
 /// Private anonymous mapping [0, 8) that has faulted in its anon_vma.
@@ -19,7 +20,7 @@ struct Case {
     calls: Vec<&'static str>,
     /// index of the call that must fail, and the invariant it must report first
     call: usize,
-    invariant: &'static str,
+    invariant: Invariant,
 }
 
 fn m(name: &str) -> String {
@@ -43,7 +44,7 @@ fn remove_vma_twice() {
         world: ONE_FILE_VMA,
         calls: vec!["sys_munmap(mm#0, 3, 5)"],
         call: 0,
-        invariant: "tree-precondition",
+        invariant: Invariant::TreePrecondition,
     });
 }
 
@@ -56,7 +57,7 @@ fn no_reinsert_adj_next() {
         world: THREE,
         calls: vec!["sys_mprotect(mm#0, 2, 4, false)"],
         call: 0,
-        invariant: "membership",
+        invariant: Invariant::Membership,
     });
 }
 
@@ -69,7 +70,7 @@ fn adj_next_before_rekey() {
         world: MIDDLE_NEXT_AND_OTHER,
         calls: vec!["contract_adjust_next(mm#0, vma#0, 3, 50)"],
         call: 0,
-        invariant: "stale-descent",
+        invariant: Invariant::StaleDescent,
     });
 }
 
@@ -82,7 +83,7 @@ fn inplace_no_propagate() {
         world: TWO_MMS,
         calls: vec!["sys_munmap(mm#0, 0, 6)"],
         call: 0,
-        invariant: "augment",
+        invariant: Invariant::Augment,
     });
 }
 
@@ -95,7 +96,7 @@ fn inplace_pgoff_changes() {
         world: ONE_FILE_VMA,
         calls: vec!["sys_munmap(mm#0, 3, 8)"],
         call: 0,
-        invariant: "tree-order",
+        invariant: Invariant::TreeOrder,
     });
 }
 
@@ -108,7 +109,7 @@ fn anon_inplace_stale_cached_last() {
         world: EMPTY,
         calls: [&ANON_FAULTED[..], &["sys_mprotect(mm#0, 0, 6, false)"]].concat(),
         call: 2,
-        invariant: "cached-keys",
+        invariant: Invariant::CachedKeys,
     });
 }
 
@@ -124,7 +125,7 @@ fn skip_anon_link_only() {
             "sys_munmap(mm#0, 0, 4)",
         ],
         call: 1,
-        invariant: "tree-precondition",
+        invariant: Invariant::TreePrecondition,
     });
 }
 
@@ -140,7 +141,7 @@ fn skip_anon_unlink_only() {
             "sys_munmap(mm#0, 0, 4)",
         ],
         call: 1,
-        invariant: "membership",
+        invariant: Invariant::Membership,
     });
 }
 
@@ -160,7 +161,7 @@ fn adj_next_avcs_not_reinserted() {
         ]
         .concat(),
         call: 3,
-        invariant: "membership",
+        invariant: Invariant::Membership,
     });
 }
 
@@ -173,7 +174,7 @@ fn remove2_left_in_file_tree() {
         world: THREE,
         calls: vec!["sys_mprotect(mm#0, 2, 6, false)"],
         call: 0,
-        invariant: "membership",
+        invariant: Invariant::Membership,
     });
 }
 
@@ -186,7 +187,7 @@ fn fork_insert_after_new_pgoff() {
         world: ONE_FILE_VMA,
         calls: vec!["sys_fork(mm#0)"],
         call: 0,
-        invariant: "tree-precondition",
+        invariant: Invariant::TreePrecondition,
     });
 }
 
@@ -199,7 +200,7 @@ fn split_no_vma_start_write() {
         world: ONE_FILE_VMA,
         calls: vec!["sys_munmap(mm#0, 3, 5)"],
         call: 0,
-        invariant: "lock-discipline",
+        invariant: Invariant::LockDiscipline,
     });
 }
 
@@ -252,7 +253,7 @@ fn lock_dropped_between() {
     let p = load(&m("lock-dropped-between"));
     let r = explore(&p, "lock-dropped-between", &w, &calls, &cfg).unwrap();
     match r.outcome {
-        IOutcome::Violation(t) => assert_eq!(t.invariant(), "walker-complete"),
+        IOutcome::Violation(t) => assert_eq!(t.invariant(), Some(Invariant::WalkerComplete)),
         o => panic!("not caught: {o:?}"),
     }
 }

@@ -6,7 +6,7 @@ mod model_fixtures;
 
 use model_fixtures::{load, run_clean, BASELINE, EMPTY, ONE_FILE_VMA};
 use rmapcheck::check::pages::{check_mapping_preserved, check_rmap, page_tables, PteChange};
-use rmapcheck::check::{at_boundary, InvariantSet};
+use rmapcheck::check::{at_boundary, Invariant, InvariantSet};
 use rmapcheck::world::{Folio, World};
 
 fn ptes(w: &World, mm: usize) -> Vec<(u64, Folio)> {
@@ -15,12 +15,10 @@ fn ptes(w: &World, mm: usize) -> Vec<(u64, Folio)> {
 
 /// Every invariant that is not page-level.
 fn structural() -> InvariantSet {
-    let names: Vec<String> = rmapcheck::check::INVARIANTS
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .filter(|n| !["rmap-complete", "rmap-exact", "mapping-preserved"].contains(&n.as_str()))
-        .collect();
-    InvariantSet::from_names(&names).unwrap()
+    InvariantSet::all()
+        .without(Invariant::RmapComplete)
+        .without(Invariant::RmapExact)
+        .without(Invariant::MappingPreserved)
 }
 
 #[test]
@@ -129,7 +127,7 @@ fn rmap_complete_fires_on_a_folio_at_the_wrong_index_and_nothing_else_does() {
     );
     let v = check_rmap(&w, true, false);
     assert_eq!(v.len(), 1, "{v:?}");
-    assert_eq!(v[0].invariant, "rmap-complete");
+    assert_eq!(v[0].invariant, Invariant::RmapComplete);
     assert!(
         v[0].message.contains("pte (mm#0, address 3)"),
         "{}",
@@ -165,7 +163,7 @@ fn rmap_complete_fires_when_the_folios_anon_vma_is_freed() {
     w.anon_vmas[dead as usize].freed = true;
     w.anon_folios[f as usize].anon_vma = dead;
     let v = check_rmap(&w, true, false);
-    assert_eq!(v[0].invariant, "rmap-complete");
+    assert_eq!(v[0].invariant, Invariant::RmapComplete);
     assert!(v[0].message.contains("is freed"), "{}", v[0].message);
 }
 
@@ -198,7 +196,7 @@ fn rmap_exact_fires_on_a_vma_linked_twice() {
     assert!(at_boundary(&w, structural()).is_empty());
     let v = check_rmap(&w, false, true);
     assert_eq!(v.len(), 1, "{v:?}");
-    assert_eq!(v[0].invariant, "rmap-exact");
+    assert_eq!(v[0].invariant, Invariant::RmapExact);
     assert!(v[0].message.contains("a second time"), "{}", v[0].message);
 }
 
@@ -216,7 +214,7 @@ fn mapping_preserved_fires_on_a_pte_lost_or_kept_against_the_call() {
     // an mprotect may not drop a pte
     let v = check_mapping_preserved(&before, PteChange::None, &lost);
     assert_eq!(v.len(), 1, "{v:?}");
-    assert_eq!(v[0].invariant, "mapping-preserved");
+    assert_eq!(v[0].invariant, Invariant::MappingPreserved);
     assert!(v[0].message.contains("address 5"), "{}", v[0].message);
     // a munmap of [4, 6) may
     let drop = PteChange::Drop {

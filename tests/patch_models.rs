@@ -5,6 +5,7 @@
 
 mod model_fixtures;
 use model_fixtures::*;
+use rmapcheck::check::Invariant;
 use std::path::{Path, PathBuf};
 
 /// Every model file: each `.rmap` under models/ except the baseline's parts in `lib/`, which
@@ -37,7 +38,7 @@ fn every_model_file_loads_without_diagnostics() {
 
 /// Run `model` on every scenario; those named in `failing` must stop at (call, invariant),
 /// every other one must run clean and leave the baseline's VMA layout.
-fn expect(model: &str, failing: &[(&str, usize, &str)]) {
+fn expect(model: &str, failing: &[(&str, usize, Invariant)]) {
     let p = load(model);
     let base = load(BASELINE);
     let all: Vec<_> = baseline_scenarios()
@@ -107,7 +108,11 @@ fn split_skip_reinsert_lower_split_keeps_the_node() {
 fn inplace_pgoff_unchanged_fails_only_for_a_shrink_with_a_new_pgoff() {
     expect(
         INPLACE,
-        &[("contract: vma_shrink with a new pgoff", 0, "tree-order")],
+        &[(
+            "contract: vma_shrink with a new pgoff",
+            0,
+            Invariant::TreeOrder,
+        )],
     );
 }
 
@@ -121,7 +126,7 @@ fn inplace_shrink_with_new_pgoff_leaves_a_stale_key() {
         TWO_MMS,
         &["contract_shrink(mm#0, vma#0, 0, 5, 130)"],
         0,
-        "tree-order",
+        Invariant::TreeOrder,
     );
     let msg = &s.failure.violations[0].message;
     assert!(msg.contains("vma#0 (start 130)"), "{msg}");
@@ -144,14 +149,18 @@ fn skip_anon_file_rmap_breaks_split_merge_and_fork_of_private_dev_zero() {
             (
                 "private /dev/zero mapping, munmap in the middle",
                 1,
-                "tree-precondition",
+                Invariant::TreePrecondition,
             ),
-            ("/dev/zero private: fork", 1, "tree-precondition"),
-            ("/dev/zero private: mprotect part", 1, "tree-precondition"),
+            ("/dev/zero private: fork", 1, Invariant::TreePrecondition),
+            (
+                "/dev/zero private: mprotect part",
+                1,
+                Invariant::TreePrecondition,
+            ),
             (
                 "/dev/zero private: two mmaps that merge, exit",
                 1,
-                "tree-precondition",
+                Invariant::TreePrecondition,
             ),
         ],
     );
@@ -169,7 +178,7 @@ fn skip_anon_file_rmap_failing_steps() {
             "sys_munmap(mm#0, 1, 2)",
         ],
         1,
-        "tree-precondition",
+        Invariant::TreePrecondition,
     );
     let step = &s.failure.violations[0].message;
     assert!(step.starts_with("mapping_rmap_tree_remove"), "{step}");
@@ -178,7 +187,7 @@ fn skip_anon_file_rmap_failing_steps() {
         EMPTY,
         &["sys_mmap(mm#0, file#1, 0, 4, 0, false)", "sys_fork(mm#0)"],
         1,
-        "tree-precondition",
+        Invariant::TreePrecondition,
     );
     let step = &s.failure.violations[0].message;
     assert!(step.starts_with("mapping_rmap_tree_insert_after"), "{step}");

@@ -2,6 +2,7 @@
 //! the same trace does not reproduce on the baseline (exit 0), `--minimise` drops calls a
 //! hand-padded trace does not need, and `--format dot` draws the trees.
 
+use rmapcheck::check::Invariant;
 use rmapcheck::cmd::check::{check, CheckArgs, TraceFormat};
 use rmapcheck::cmd::replay::ReplayArgs;
 use rmapcheck::trace::Trace;
@@ -78,8 +79,12 @@ fn trace_dir_replay_and_minimise() {
     );
     padded.insert(1, Call::parse("do_anonymous_fault(mm#0, 2)").unwrap());
     let prog = rmapcheck::cmd::load_model(Path::new(MUTANT)).unwrap();
-    let (init, calls) =
-        rmapcheck::trace::minimise::minimise(&prog, &t.initial, &padded, "tree-precondition");
+    let (init, calls) = rmapcheck::trace::minimise::minimise(
+        &prog,
+        &t.initial,
+        &padded,
+        Invariant::TreePrecondition,
+    );
     assert_eq!(calls.len(), t.calls.len(), "{calls:?}");
     assert_eq!(init, t.initial);
     // and `replay --minimise` on the real trace keeps it as it is (already shortest)

@@ -2,6 +2,7 @@
 //! key-driven descents through a stale-keyed node must report `stale-descent` (with the
 //! stale node's id) while valid keys report nothing.
 
+use rmapcheck::check::Invariant;
 use rmapcheck::tree::{interval, render, validate, Color, NodeId, RbRoot, TreeObs, TreeViolation};
 
 /// The ascending 1..=7 tree 2B(1B,4R(3B,6B(5R,7R))); id i has start 10*(i+1), last +5.
@@ -21,7 +22,7 @@ fn id(x: u64) -> NodeId {
     (x - 1) as NodeId
 }
 
-fn has(v: &[TreeViolation], inv: &str, node: Option<NodeId>, what: &str) -> bool {
+fn has(v: &[TreeViolation], inv: Invariant, node: Option<NodeId>, what: &str) -> bool {
     v.iter().any(|x| {
         x.invariant() == inv
             && match x {
@@ -37,7 +38,10 @@ fn red_root() {
     let (mut t, k) = seven();
     t.node_mut(id(2)).unwrap().color = Color::Red;
     let v = validate(&t, &k);
-    assert!(has(&v, "rb-shape", Some(id(2)), "root is red"), "{v:?}");
+    assert!(
+        has(&v, Invariant::RbShape, Some(id(2)), "root is red"),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -47,7 +51,7 @@ fn red_red() {
     t.node_mut(id(3)).unwrap().color = Color::Red;
     let v = validate(&t, &k);
     assert!(
-        has(&v, "rb-shape", Some(id(3)), "red child of red"),
+        has(&v, Invariant::RbShape, Some(id(3)), "red child of red"),
         "{v:?}"
     );
 }
@@ -61,7 +65,7 @@ fn black_height_mismatch() {
     assert_eq!(v.len(), 1, "{v:?}");
     assert!(has(
         &v,
-        "rb-shape",
+        Invariant::RbShape,
         Some(id(2)),
         "black height 0 on the left, 1 on the right"
     ));
@@ -72,7 +76,10 @@ fn broken_parent_link() {
     let (mut t, k) = seven();
     t.node_mut(id(5)).unwrap().parent = Some(id(4));
     let v = validate(&t, &k);
-    assert!(has(&v, "rb-shape", Some(id(5)), "parent link"), "{v:?}");
+    assert!(
+        has(&v, Invariant::RbShape, Some(id(5)), "parent link"),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -80,12 +87,18 @@ fn unreachable_node_and_cycle_do_not_hang() {
     let (mut t, k) = seven();
     t.node_mut(id(6)).unwrap().left = None; // 5 is cut off
     let v = validate(&t, &k);
-    assert!(has(&v, "rb-shape", Some(id(5)), "not reachable"), "{v:?}");
+    assert!(
+        has(&v, Invariant::RbShape, Some(id(5)), "not reachable"),
+        "{v:?}"
+    );
 
     let (mut t, k) = seven();
     t.node_mut(id(7)).unwrap().left = Some(id(4)); // back edge to an ancestor
     let v = validate(&t, &k);
-    assert!(has(&v, "rb-shape", Some(id(4)), "reached twice"), "{v:?}");
+    assert!(
+        has(&v, Invariant::RbShape, Some(id(4)), "reached twice"),
+        "{v:?}"
+    );
     // Rendering and in-order walks stop at the cycle.
     assert!(render(&t, &k, &|n| format!("n{n}")).contains("cycle"));
     assert_eq!(t.inorder().len(), 7);
@@ -102,8 +115,8 @@ fn wrong_subtree_last() {
         expected: 35
     }));
     // The parent 4 now disagrees too (it must cover its child's stored value).
-    assert!(has(&v, "augment", Some(id(4)), ""));
-    assert!(v.iter().all(|x| x.invariant() == "augment"));
+    assert!(has(&v, Invariant::Augment, Some(id(4)), ""));
+    assert!(v.iter().all(|x| x.invariant() == Invariant::Augment));
 }
 
 #[test]
@@ -121,7 +134,7 @@ fn key_changed_in_tree_is_tree_order() {
             prev_start: 55
         }]
     );
-    assert_eq!(v[0].invariant(), "tree-order");
+    assert_eq!(v[0].invariant(), Invariant::TreeOrder);
     assert_eq!(
         v[0].to_string(),
         "tree-order: n3 (start 40) follows n2 (start 55)"
@@ -226,6 +239,6 @@ fn violation_display_is_one_ascii_line() {
     for v in validate(&t, &k) {
         let s = v.to_string();
         assert!(s.is_ascii() && !s.contains('\n'), "{s}");
-        assert!(s.starts_with(v.invariant()));
+        assert!(s.starts_with(v.invariant().name()));
     }
 }

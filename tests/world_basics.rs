@@ -1,6 +1,7 @@
 //! World-level tests: scenario building, the maple-tree stand-in, and that builtins report tree
 //! precondition, stale-descent and lock-discipline violations.
 
+use rmapcheck::check::Invariant;
 use rmapcheck::exec::host::{Host, HostError, ObjKind, Value};
 use rmapcheck::tree::validate;
 use rmapcheck::world::scenario::{Call, Scenario};
@@ -97,7 +98,7 @@ fn tree_builtins_check_locks_and_preconditions() {
         .unwrap();
     let v = w.take_violations();
     assert_eq!(v.len(), 2, "{v:?}");
-    assert!(v.iter().all(|x| x.invariant == "lock-discipline"));
+    assert!(v.iter().all(|x| x.invariant == Invariant::LockDiscipline));
     assert!(!w.mappings[0].i_mmap.contains(0));
 
     // with the locks held, removing it again is a precondition violation
@@ -107,7 +108,7 @@ fn tree_builtins_check_locks_and_preconditions() {
         .unwrap();
     let v = w.take_violations();
     assert_eq!(v.len(), 1);
-    assert_eq!(v[0].invariant, "tree-precondition");
+    assert_eq!(v[0].invariant, Invariant::TreePrecondition);
 
     // another thread cannot take the rwsem now
     assert_eq!(
@@ -120,7 +121,7 @@ fn tree_builtins_check_locks_and_preconditions() {
     assert!(w.take_violations().is_empty());
     // unlocking again is a lock-discipline violation
     w.call(0, "i_mmap_unlock_write", &[mapping(0)]).unwrap();
-    assert_eq!(w.take_violations()[0].invariant, "lock-discipline");
+    assert_eq!(w.take_violations()[0].invariant, Invariant::LockDiscipline);
 }
 
 #[test]
@@ -158,7 +159,7 @@ fn stale_key_insert_is_reported_by_the_builtin() {
     let v = w.take_violations();
     assert!(
         v.iter()
-            .any(|x| x.invariant == "stale-descent" && x.message.contains("vma#1")),
+            .any(|x| x.invariant == Invariant::StaleDescent && x.message.contains("vma#1")),
         "{v:?}"
     );
 }
@@ -177,7 +178,7 @@ fn fields_read_and_write_through_host() {
     ));
     // changing the range of a VMA in an mm without vma_start_write is reported
     w.write_field(0, vma(0), "vm_end", Value::Int(3)).unwrap();
-    assert_eq!(w.take_violations()[0].invariant, "lock-discipline");
+    assert_eq!(w.take_violations()[0].invariant, Invariant::LockDiscipline);
     assert!(w
         .write_field(0, Value::Obj(ObjKind::File, 0), "f_mapping", Value::Null)
         .is_err());
@@ -199,7 +200,7 @@ fn world_hash_ignores_scratch() {
     use std::hash::{Hash, Hasher};
     let a = world();
     let mut b = world();
-    b.violate("x", "y");
+    b.violate(Invariant::ModelFault, "y");
     let h = |w: &World| {
         let mut s = DefaultHasher::new();
         w.hash(&mut s);

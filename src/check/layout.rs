@@ -1,7 +1,7 @@
 //! `vma-layout` (each mm's VMA list against the VMAs themselves), `lock-discipline` at operation
 //! boundaries (every lock released) and `cached-keys` (DEBUG_VM_RB's copies of AVC keys).
 
-use super::Violation;
+use super::{Invariant, Violation};
 use crate::tree::IntervalKeys;
 use crate::world::{AnonKeys, World};
 
@@ -20,13 +20,13 @@ pub fn check_vma_layout(w: &World) -> Vec<Violation> {
             let name = format!("mm#{m}: vma#{v}");
             if !seen.insert(v) {
                 out.push(Violation::new(
-                    "vma-layout",
+                    Invariant::VmaLayout,
                     format!("{name} is listed twice"),
                 ));
             }
             if (vma.vm_start, vma.vm_end) != (s, e) {
                 out.push(Violation::new(
-                    "vma-layout",
+                    Invariant::VmaLayout,
                     format!(
                         "{name} is [{}, {}) but the mm lists it at [{s}, {e})",
                         vma.vm_start, vma.vm_end
@@ -34,31 +34,34 @@ pub fn check_vma_layout(w: &World) -> Vec<Violation> {
                 ));
             }
             if vma.vm_start >= vma.vm_end {
-                out.push(Violation::new("vma-layout", format!("{name} is empty")));
+                out.push(Violation::new(
+                    Invariant::VmaLayout,
+                    format!("{name} is empty"),
+                ));
             }
             if s < prev_end {
                 out.push(Violation::new(
-                    "vma-layout",
+                    Invariant::VmaLayout,
                     format!("{name} overlaps its predecessor"),
                 ));
             }
             prev_end = e;
             if vma.freed || vma.detached {
                 out.push(Violation::new(
-                    "vma-layout",
+                    Invariant::VmaLayout,
                     format!("{name} is listed but freed or detached"),
                 ));
             }
             if vma.vm_mm != Some(m as u32) {
                 out.push(Violation::new(
-                    "vma-layout",
+                    Invariant::VmaLayout,
                     format!("{name} is listed but its vm_mm is {:?}", vma.vm_mm),
                 ));
             }
         }
         if mm.map_count != mm.vmas.len() as i64 {
             out.push(Violation::new(
-                "vma-layout",
+                Invariant::VmaLayout,
                 format!(
                     "mm#{m}: map_count is {} but {} VMAs are listed",
                     mm.map_count,
@@ -75,7 +78,7 @@ pub fn check_locks_released(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut held = |what: String| {
         out.push(Violation::new(
-            "lock-discipline",
+            Invariant::LockDiscipline,
             format!("{what} still held at the end of the operation"),
         ))
     };
@@ -119,7 +122,7 @@ pub fn check_cached_keys(w: &World) -> Vec<Violation> {
             let (s, l) = (keys.start(c), keys.last(c));
             if (avc.cached_vma_start, avc.cached_vma_last) != (s, l) {
                 out.push(Violation::new(
-                    "cached-keys",
+                    Invariant::CachedKeys,
                     format!(
                         "avc#{c} in anon_vma#{a}: cached [{}, {}] but its VMA covers [{s}, {l}]",
                         avc.cached_vma_start, avc.cached_vma_last

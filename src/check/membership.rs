@@ -6,7 +6,7 @@
 //! here; a path that disagrees with itself is caught by `tree-precondition` (removing a VMA that is
 //! not there) or by this check (a freed VMA left behind).
 
-use super::Violation;
+use super::{Invariant, Violation};
 use crate::world::World;
 
 /// Whether a VMA is live: not freed, not detached, and listed in its mm.
@@ -37,7 +37,7 @@ fn state(w: &World, v: u32) -> &'static str {
 
 pub fn check_membership(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
-    let mut bad = |m: String| out.push(Violation::new("membership", m));
+    let mut bad = |m: String| out.push(Violation::new(Invariant::Membership, m));
 
     // File trees.
     for (m, a) in w.mappings.iter().enumerate() {

@@ -19,7 +19,7 @@
 //!   call changes only the ptes the kernel's version of it changes (see [`PteChange`]).
 
 use super::membership::vma_live;
-use super::Violation;
+use super::{Invariant, Violation};
 use crate::exec::host::{ObjKind, Value};
 use crate::tree::{interval, TreeObs};
 use crate::world::pages::{linear_page_index, PageTable};
@@ -111,7 +111,7 @@ pub fn check_rmap(w: &World, complete: bool, exact: bool) -> Vec<Violation> {
                 if complete {
                     let (mm, addr) = ptes[0];
                     out.push(Violation::new(
-                        "rmap-complete",
+                        Invariant::RmapComplete,
                         format!(
                             "pte (mm#{mm}, address {addr}) maps {}, but {why}: no rmap walk can \
                              find the pte",
@@ -151,7 +151,7 @@ fn missed_ptes(w: &World, f: Folio, ptes: &[(u32, u64)], found: &[u32]) -> Vec<V
             Folio::Anon(a) => format!("anon_vma#{}'s tree", w.anon_folios[a as usize].anon_vma),
         };
         out.push(Violation::new(
-            "rmap-complete",
+            Invariant::RmapComplete,
             format!(
                 "pte (mm#{mm}, address {addr}) maps {}; the walk of {tree} at index {index} \
                  finds {} but should find {should}",
@@ -168,7 +168,7 @@ fn inexact(w: &World, f: Folio, found: &[u32]) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut bad = |v: u32, why: String| {
         out.push(Violation::new(
-            "rmap-exact",
+            Invariant::RmapExact,
             format!(
                 "the rmap walk from {} returns vma#{v}, {why}",
                 w.describe_folio(f)
@@ -360,7 +360,7 @@ pub fn check_mapping_preserved(
                     let show =
                         |f: Option<Folio>| f.map_or("nothing".into(), |f| w.describe_folio(f));
                     out.push(Violation::new(
-                        "mapping-preserved",
+                        Invariant::MappingPreserved,
                         format!(
                             "mm#{m} address {addr} mapped {} before the call and maps {} after \
                              it; the call must not change it",
@@ -401,7 +401,7 @@ pub fn check_pgoff_arithmetic(w: &World) -> Vec<Violation> {
             };
             if let Some(why) = why {
                 out.push(Violation::new(
-                    "mapping-preserved",
+                    Invariant::MappingPreserved,
                     format!(
                         "pte (mm#{m}, address {addr}) maps {} (index {index}), but {why}",
                         w.describe_folio(f)

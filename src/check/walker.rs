@@ -3,7 +3,7 @@
 //! live VMAs.
 
 use super::membership::vma_live;
-use super::Violation;
+use super::{Invariant, Violation};
 use crate::tree::{interval, TreeObs};
 use crate::world::{AnonKeys, FileKeys, World};
 use std::collections::BTreeSet;
@@ -40,7 +40,7 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
                 .collect();
             if found != want {
                 out.push(Violation::new(
-                    "walker-complete",
+                    Invariant::WalkerComplete,
                     format!(
                         "file walk of mapping#{m} at pgoff {p} finds {} but {} map it",
                         names("vma", &found),
@@ -75,7 +75,7 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
                 .collect();
             if found != want {
                 out.push(Violation::new(
-                    "walker-complete",
+                    Invariant::WalkerComplete,
                     format!(
                         "anon walk of anon_vma#{a} at pgoff {p} finds {} but {} map it",
                         names("vma", &found),

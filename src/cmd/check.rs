@@ -7,6 +7,7 @@
 
 use super::formats::{self, Case, Status};
 use super::{discover_models, load_model};
+use crate::check::Invariant;
 use crate::explore::budget::{self, Budget};
 use crate::explore::scope::{Mode, Scope};
 use crate::explore::search::{search_within, Outcome, Stats};
@@ -91,8 +92,14 @@ pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
     let v = match outcome {
         Outcome::Holds { exhausted: true } => "holds (state space exhausted)".to_string(),
         Outcome::Holds { exhausted: false } => format!("holds up to depth {}", st.depth),
-        Outcome::Counterexample(t) => format!("COUNTEREXAMPLE {}", t.invariant()),
-        Outcome::Interleaving(t) => format!("COUNTEREXAMPLE {} (interleaving)", t.invariant()),
+        Outcome::Counterexample(t) => format!(
+            "COUNTEREXAMPLE {}",
+            t.invariant().map_or("", Invariant::name)
+        ),
+        Outcome::Interleaving(t) => format!(
+            "COUNTEREXAMPLE {} (interleaving)",
+            t.invariant().map_or("", Invariant::name)
+        ),
         Outcome::Incomplete {
             reason,
             complete_depth,

@@ -3,6 +3,7 @@
 //! explain a failing one. The work is done by [`crate::fuzzing`]; this only reads files and
 //! prints.
 
+use crate::check::Invariant;
 use crate::explore::op::CheckOpts;
 use crate::fuzzing::{self, CaseResult, Decoded};
 use crate::world::scenario::Scenario;
@@ -84,7 +85,12 @@ pub fn fuzz_decode(
     let _ = writeln!(out, "# mode: {mode}");
     match &l.result.failure {
         Some(f) => {
-            let _ = writeln!(out, "# call {} fails: {}", f.index + 1, f.invariant());
+            let _ = writeln!(
+                out,
+                "# call {} fails: {}",
+                f.index + 1,
+                f.invariant().map_or("", Invariant::name)
+            );
         }
         None => {
             let _ = writeln!(out, "# every call runs clean");

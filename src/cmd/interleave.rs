@@ -7,6 +7,7 @@
 //! counterexample, 2 bad input, 3 incomplete.
 
 use super::load_model;
+use crate::check::Invariant;
 use crate::explore::interleave::{explore, setup, Config, IOutcome};
 use crate::explore::walkers::{check_kinds, combinations, walker_calls};
 use crate::lang::Program;
@@ -146,7 +147,11 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match r.outcome {
             IOutcome::Holds => {}
             IOutcome::Violation(t) => {
-                let _ = writeln!(out, "{name}: COUNTEREXAMPLE {}\n", t.invariant());
+                let _ = writeln!(
+                    out,
+                    "{name}: COUNTEREXAMPLE {}\n",
+                    t.invariant().map_or("", Invariant::name)
+                );
                 let _ = write!(out, "{}", interleaved::render(&t, &prog));
                 return 1;
             }

@@ -1,7 +1,8 @@
-//! `rmapcheck list`: the models under ./models (mutants included) and the invariants.
+//! `rmapcheck list`: the models under ./models (mutants included) and the invariants, grouped by
+//! the phase they are checked in.
 
 use super::discover_models;
-use crate::check::INVARIANTS;
+use crate::check::{Invariant, Phase};
 use std::io::Write;
 use std::path::Path;
 
@@ -10,9 +11,12 @@ pub fn list(out: &mut dyn Write) -> i32 {
     for m in discover_models(Path::new("models"), true) {
         let _ = writeln!(out, "  {}", m.display());
     }
-    let _ = writeln!(out, "\nInvariants:");
-    for (name, what) in INVARIANTS {
-        let _ = writeln!(out, "  {name:<18} {what}");
+    let _ = writeln!(out, "\nInvariants, by when they are checked:");
+    for &phase in Phase::ALL {
+        let _ = writeln!(out, " {}:", phase.describe());
+        for i in Invariant::ALL.iter().filter(|i| i.phase() == phase) {
+            let _ = writeln!(out, "  {:<18} {}", i.name(), i.description());
+        }
     }
     0
 }

@@ -6,6 +6,7 @@
 //! a file under `fuzz/artifacts/`). `--emit-scenario` prints the trace as a scenario for `run`.
 
 use super::load_model;
+use crate::check::Invariant;
 use crate::trace::{model_hash, replay as replay_trace, text, Trace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -55,7 +56,7 @@ pub fn scenario_toml(t: &Trace) -> Result<String, String> {
         t.model,
         t.model_hash,
         t.scope.name,
-        t.invariant(),
+        t.invariant().map_or("", Invariant::name),
         t.calls.len(),
         t.model
     ))
@@ -126,11 +127,15 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 "does not reproduce: all {} calls ran on {}; expected {} at call {}, got {}",
                 t.calls.len(),
                 model_path.display(),
-                t.invariant(),
+                t.invariant().map_or("", Invariant::name),
                 t.calls.len(),
                 match r.call {
                     None => "no violation".to_string(),
-                    Some(c) => format!("{} at call {}", r.invariant, c + 1),
+                    Some(c) => format!(
+                        "{} at call {}",
+                        r.invariant.map_or("", Invariant::name),
+                        c + 1
+                    ),
                 }
             );
             0
@@ -155,9 +160,8 @@ fn reproduced(
     minimise: bool,
     out: &mut dyn Write,
 ) {
-    let (initial, calls) = if minimise {
-        let m =
-            crate::trace::minimise::minimise_explained(prog, &t.initial, &t.calls, t.invariant());
+    let (initial, calls) = if let (true, Some(inv)) = (minimise, t.invariant()) {
+        let m = crate::trace::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
         let _ = writeln!(
             out,
             "minimised: {} calls -> {}, {} files -> {}",
@@ -189,7 +193,7 @@ fn reproduced(
     let _ = writeln!(
         out,
         "reproduced: {} at call {}",
-        t.invariant(),
+        t.invariant().map_or("", Invariant::name),
         t.calls.len()
     );
     let _ = write!(out, "\n{}", text::render(&fresh, prog));

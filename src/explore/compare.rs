@@ -17,6 +17,7 @@ use super::op::{apply, CheckOpts};
 use super::scope::Scope;
 use super::search::fingerprint;
 use crate::check::membership::vma_live;
+use crate::check::Invariant;
 use crate::lang::Program;
 use crate::tree::{interval, TreeObs, TreeStats};
 use crate::world::scenario::Call;
@@ -149,7 +150,7 @@ pub enum Verdict {
     Violation {
         which: &'static str,
         calls: Vec<Call>,
-        invariant: String,
+        invariant: crate::check::Invariant,
         message: String,
     },
 }
@@ -239,7 +240,7 @@ enum ProductFailure {
     Differs(String),
     Violation {
         which: &'static str,
-        invariant: String,
+        invariant: Invariant,
         message: String,
     },
 }
@@ -293,7 +294,7 @@ impl TransitionSystem for Product<'_> {
                     let v = &f.violations[0];
                     let failure = ProductFailure::Violation {
                         which,
-                        invariant: v.invariant.clone(),
+                        invariant: v.invariant,
                         message: v.message.clone(),
                     };
                     ex.failure = Some((Some(call), failure));

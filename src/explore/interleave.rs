@@ -24,7 +24,7 @@
 use super::budget::Budget;
 use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
 use super::footprint::{conflict, op_footprint, static_footprint, Footprint};
-use crate::check::{self, InvariantSet, Violation};
+use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
@@ -89,8 +89,8 @@ pub struct ITrace {
 
 impl ITrace {
     /// The invariant that failed first.
-    pub fn invariant(&self) -> &str {
-        self.violations.first().map_or("", |v| v.invariant.as_str())
+    pub fn invariant(&self) -> Option<Invariant> {
+        self.violations.first().map(|v| v.invariant)
     }
 }
 
@@ -230,8 +230,8 @@ pub fn step_thread(
         ),
         Step::Failed(f) => {
             let inv = match f.kind {
-                FaultKind::Assertion { .. } => "model-assert",
-                _ => "model-fault",
+                FaultKind::Assertion { .. } => Invariant::ModelAssert,
+                _ => Invariant::ModelFault,
             };
             (
                 IStep {
@@ -255,7 +255,7 @@ pub fn step_thread(
     let mut v = cfg.invariants.filter(v);
     if n.threads[tid].is_failed() && v.is_empty() {
         // the thread cannot go on, whatever is checked
-        v.push(Violation::new("model-fault", rec.what.clone()));
+        v.push(Violation::new(Invariant::ModelFault, rec.what.clone()));
     }
     if v.is_empty() && n.threads.iter().all(|t| t.is_finished()) {
         v = check::at_boundary(&n.world, cfg.invariants);
@@ -368,7 +368,7 @@ impl TransitionSystem for Threads<'_> {
                 })
                 .collect();
             let v = vec![Violation::new(
-                "deadlock",
+                Invariant::Deadlock,
                 format!("every live thread waits for a lock: {}", who.join("; ")),
             )];
             ex.failure = Some((

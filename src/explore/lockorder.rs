@@ -6,7 +6,7 @@
 //! one class, e.g. fork's parent and child mmap_lock, annotated as nesting in the kernel) are
 //! shown but not judged.
 
-use crate::check::Violation;
+use crate::check::{Invariant, Violation};
 use crate::world::conc::LockClass;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,7 +39,7 @@ impl LockGraph {
                 let mut names: Vec<&str> = scc.iter().map(|&n| self.graph[n].name()).collect();
                 names.sort();
                 out.push(Violation::new(
-                    "lock-order",
+                    Invariant::LockOrder,
                     format!("cycle in the lock-order graph among {}", names.join(", ")),
                 ));
             }
@@ -49,7 +49,7 @@ impl LockGraph {
             let (a, b) = (self.graph[a], self.graph[b]);
             if a != b && a.rank() > b.rank() {
                 out.push(Violation::new(
-                    "lock-order",
+                    Invariant::LockOrder,
                     format!(
                         "{} taken while holding {}: against the order of mm/rmap.c",
                         b.name(),

@@ -2,7 +2,7 @@
 //! builtins raise, the structural tree checks after each visible step, and the whole-world checks
 //! when the call returns. Used by `rmapcheck run`, the explorer, replay and minimisation.
 
-use crate::check::{self, InvariantSet, Violation};
+use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
 use crate::world::scenario::Call;
@@ -33,11 +33,8 @@ pub struct Failure {
 
 impl Failure {
     /// The invariant that failed first (the one a trace names).
-    pub fn invariant(&self) -> &str {
-        self.violations
-            .first()
-            .map(|v| v.invariant.as_str())
-            .unwrap_or("")
+    pub fn invariant(&self) -> Option<Invariant> {
+        self.violations.first().map(|v| v.invariant)
     }
 }
 
@@ -75,12 +72,15 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
     let mut steps = Vec::new();
     world.take_violations();
     // mapping-preserved compares the page tables a call leaves with those it started from
-    let preserved = opts.invariants.contains("mapping-preserved").then(|| {
-        (
-            check::pages::page_tables(world),
-            check::pages::pte_change(call, world),
-        )
-    });
+    let preserved = opts
+        .invariants
+        .contains(Invariant::MappingPreserved)
+        .then(|| {
+            (
+                check::pages::page_tables(world),
+                check::pages::pte_change(call, world),
+            )
+        });
     let fail = |steps: &Vec<StepRecord>, loc: Option<SrcLoc>, violations: Vec<Violation>| {
         Some(Failure {
             step: steps.len().checked_sub(1),
@@ -96,7 +96,10 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                 failure: Some(Failure {
                     step: None,
                     loc: None,
-                    violations: vec![Violation::new("model-fault", format!("{call}: {e}"))],
+                    violations: vec![Violation::new(
+                        Invariant::ModelFault,
+                        format!("{call}: {e}"),
+                    )],
                 }),
             }
         }
@@ -137,7 +140,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
             Step::Blocked => {
                 let loc = thread.loc(prog);
                 let v = Violation::new(
-                    "lock-discipline",
+                    Invariant::LockDiscipline,
                     "deadlock: the call waits for a lock that only it could release",
                 );
                 // a deadlocked call cannot go on, whatever is checked
@@ -160,8 +163,8 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
             }
             Step::Failed(f) => {
                 let inv = match f.kind {
-                    FaultKind::Assertion { .. } => "model-assert",
-                    _ => "model-fault",
+                    FaultKind::Assertion { .. } => Invariant::ModelAssert,
+                    _ => Invariant::ModelFault,
                 };
                 if opts.record {
                     steps.push(StepRecord {
@@ -194,7 +197,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
             &steps,
             loc,
             vec![Violation::new(
-                "model-fault",
+                Invariant::ModelFault,
                 format!("{call} did not return within {MAX_STEPS_PER_CALL} steps"),
             )],
         ),

@@ -19,6 +19,7 @@
 
 use super::scope::{Mode, Scope};
 use super::search::{search, Outcome, Stats};
+use crate::check::Invariant;
 use crate::lang::Program;
 use crate::trace::{model_hash, Trace};
 use serde::{Deserialize, Serialize};
@@ -90,17 +91,14 @@ fn default_scope() -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expected {
     Holds,
-    Violates(String),
+    Violates(Invariant),
 }
 
 impl Obligation {
     pub fn expected(&self) -> Result<Expected, String> {
         match (&self.expect, &self.violates) {
             (Some(e), None) if e == "holds" => Ok(Expected::Holds),
-            (None, Some(v)) => {
-                crate::check::InvariantSet::from_names(std::slice::from_ref(v))?;
-                Ok(Expected::Violates(v.clone()))
-            }
+            (None, Some(v)) => Ok(Expected::Violates(v.parse()?)),
             _ => Err("give either expect = \"holds\" or violates = \"<invariant>\"".into()),
         }
     }
@@ -130,6 +128,13 @@ impl ProofFile {
     pub fn parse(text: &str) -> Result<ProofFile, String> {
         let p: ProofFile = crate::toml_diag::parse(text)?;
         for o in &p.obligation {
+            // an unknown invariant is placed at its name
+            for name in o.violates.iter().chain(&o.invariants) {
+                if let Err(e) = name.parse::<Invariant>() {
+                    let at = crate::toml_diag::position_of(text, &format!("{name:?}"));
+                    return Err(format!("{at}: {e}"));
+                }
+            }
             o.expected().map_err(|e| format!("1:1: {e}"))?;
         }
         if p.obligation.is_empty() {
@@ -154,8 +159,8 @@ impl Certificate {
     pub fn passed(&self) -> bool {
         match (&self.expected, &self.outcome) {
             (Expected::Holds, Outcome::Holds { .. }) => true,
-            (Expected::Violates(inv), Outcome::Counterexample(t)) => t.invariant() == inv,
-            (Expected::Violates(inv), Outcome::Interleaving(t)) => t.invariant() == inv,
+            (Expected::Violates(inv), Outcome::Counterexample(t)) => t.invariant() == Some(*inv),
+            (Expected::Violates(inv), Outcome::Interleaving(t)) => t.invariant() == Some(*inv),
             _ => false,
         }
     }
@@ -179,11 +184,15 @@ impl Certificate {
                 }
             ),
             Outcome::Counterexample(t) => {
-                format!("violates {} after {} calls", t.invariant(), t.calls.len())
+                format!(
+                    "violates {} after {} calls",
+                    t.invariant().map_or("", Invariant::name),
+                    t.calls.len()
+                )
             }
             Outcome::Interleaving(t) => format!(
                 "violates {} in an interleaving of {} threads",
-                t.invariant(),
+                t.invariant().map_or("", Invariant::name),
                 t.calls.len()
             ),
             Outcome::Incomplete {

@@ -212,7 +212,9 @@ impl Scope {
         if self.max_depth > 64 {
             return Err(format!("max_depth = {}: at most 64", self.max_depth));
         }
-        crate::check::InvariantSet::from_names(&self.invariants)?;
+        // the message starts with the key, so that `parse` places it at the key's line
+        crate::check::InvariantSet::from_names(&self.invariants)
+            .map_err(|e| format!("invariants: {e}"))?;
         if self.walkers > 8 {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }

@@ -5,7 +5,7 @@
 
 use super::concretise::{check_preconditions, concretise, Mode};
 use super::input::Decoded;
-use crate::check::Violation;
+use crate::check::{Invariant, Violation};
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::lang::Program;
 use crate::world::scenario::{Call, Scenario};
@@ -23,7 +23,7 @@ pub struct CaseFailure {
 
 impl CaseFailure {
     /// The invariant that failed first.
-    pub fn invariant(&self) -> &str {
+    pub fn invariant(&self) -> Option<Invariant> {
         self.failure.invariant()
     }
 }
@@ -48,7 +48,7 @@ fn setup_failure(msg: String) -> CaseFailure {
         failure: Failure {
             step: None,
             loc: None,
-            violations: vec![Violation::new("fuzz-setup", msg)],
+            violations: vec![Violation::new(Invariant::FuzzSetup, msg)],
         },
         steps: vec![],
     }
@@ -240,7 +240,7 @@ pub fn minimise(prog: &Program, s: &Scenario) -> Scenario {
     let target = match replay(prog, s) {
         Ok(Replay {
             failure: Some(f), ..
-        }) => (f.invariant().to_string(), f.failure.loc),
+        }) => (f.invariant(), f.failure.loc),
         _ => return s.clone(),
     };
     let mut cur = s.clone();
@@ -261,7 +261,7 @@ pub fn minimise(prog: &Program, s: &Scenario) -> Scenario {
                 ran,
             }) = replay(prog, &cand)
             {
-                if (f.invariant().to_string(), f.failure.loc) == target {
+                if (f.invariant(), f.failure.loc) == target {
                     cand.calls.truncate(ran);
                     cur = cand;
                     shrunk = true;

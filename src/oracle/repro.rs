@@ -7,24 +7,26 @@
 
 use super::layout::{model_layout, Backing, LVma};
 use super::ops::{skip_reason, translate, KOp, Translated};
+use crate::check::Invariant;
 use crate::explore::op::{apply, CheckOpts};
 use crate::lang::Program;
 use crate::trace::Trace;
 use std::fmt::Write;
 
 /// What the failing invariant means in kernel terms.
-fn in_kernel_terms(invariant: &str) -> &'static str {
+fn in_kernel_terms(invariant: Option<Invariant>) -> &'static str {
+    use Invariant as I;
     match invariant {
-        "tree-precondition" => {
+        Some(I::TreePrecondition) => {
             "an interval-tree operation on a VMA in the wrong state: vma_interval_tree_remove() of a vm_area_struct that is not in mapping->i_mmap (or an insert_after() next to one that is not), or the anon_vma equivalent. rb_erase() of an unlinked node rewrites the pointers of nodes it is not linked to and corrupts the augmented rbtree; the freed VMA can stay reachable from the tree (use-after-free in later rmap walks)."
         }
-        "membership" => {
+        Some(I::Membership) => {
             "a VMA is missing from, or left in, the rmap tree of its file (i_mmap) or anon_vma: rmap walks (try_to_unmap, folio_referenced, page_mkclean) miss a mapping or visit a freed vm_area_struct."
         }
-        "cached-keys" | "augment" | "tree-order" | "rb-shape" | "stale-descent" => {
+        Some(I::CachedKeys | I::Augment | I::TreeOrder | I::RbShape | I::StaleDescent) => {
             "the interval tree's order or its cached subtree-last values go stale: the VMA's vm_start/vm_pgoff/vm_end changed while it was in the tree, so lookups by page offset (vma_interval_tree_foreach) skip VMAs that map the page."
         }
-        "lock-discipline" | "lock-order" | "deadlock" => {
+        Some(I::LockDiscipline | I::LockOrder | I::Deadlock) => {
             "an rmap tree is changed without the lock that guards it (i_mmap_rwsem, the anon_vma root rwsem) or locks are taken out of the order of mm/rmap.c."
         }
         _ => "an invariant of the rmap trees does not hold after the call (see the model's message).",
@@ -68,7 +70,7 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
             return Err(format!(
                 "no reproducer: the baseline model {base_name} fails at call {} ({c}): {}",
                 i + 1,
-                f.invariant()
+                f.invariant().map_or("", Invariant::name)
             ));
         }
         w = w.canonical();
@@ -145,7 +147,7 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
 
 fn header(c: &mut String, t: &Trace, base_name: &str) {
     let f = t.failure.as_ref();
-    let inv = t.invariant();
+    let inv = t.invariant().map_or("", Invariant::name);
     let _ = writeln!(c, "/*");
     let _ = writeln!(
         c,
@@ -162,7 +164,7 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
         " *\n * On a kernel WITH the patch under review the last call is expected to break"
     );
     let _ = writeln!(c, " * the rmap trees:");
-    wrap(c, in_kernel_terms(inv));
+    wrap(c, in_kernel_terms(t.invariant()));
     if let Some(f) = f {
         if let Some(s) = f.step.and_then(|s| t.steps.get(s)) {
             let _ = writeln!(

@@ -5,6 +5,7 @@
 //! a call the model itself fails on ends the sequence there and is counted.
 
 use super::ops::{skip_reason, translate, KOp, Translated};
+use crate::check::Invariant;
 use crate::explore::alphabet;
 use crate::explore::op::{apply, CheckOpts};
 use crate::explore::scope::Scope;
@@ -102,7 +103,7 @@ fn one(
     let r = apply(prog, &mut next, &c, opts);
     if let Some(f) = r.failure {
         *st.model_failures
-            .entry(f.invariant().to_string())
+            .entry(f.invariant().map_or("", Invariant::name).to_string())
             .or_default() += 1;
         return Ok(None);
     }

@@ -11,6 +11,7 @@ pub mod html;
 pub mod snap;
 pub mod svg;
 
+use crate::check::Invariant;
 use crate::explore::op::StepRecord;
 use crate::lang::Program;
 use crate::trace::{model_hash, rerun, text::MAX_STEPS_SHOWN, Rerun, Trace};
@@ -119,7 +120,7 @@ pub fn page(t: &Trace, prog: &Program, model: &str, r: &Rerun) -> String {
          <title>rmapcheck: {} violates {}</title>\n<style>\n{}</style>\n</head>\n<body>\n{body}\
          </body>\n</html>\n",
         esc(&t.model),
-        esc(t.invariant()),
+        esc(t.invariant().map_or("", Invariant::name)),
         html::style()
     )
 }
@@ -143,7 +144,7 @@ fn header(out: &mut String, t: &Trace, prog: &Program, model: &str, r: &Rerun) {
         out,
         "<h1>rmapcheck counterexample: <code>{}</code> violates <code>{}</code></h1>",
         esc(&t.model),
-        esc(t.invariant())
+        esc(t.invariant().map_or("", Invariant::name))
     );
     out.push_str("<table class=\"head\">\n");
     row(out, "Model", &format!("<code>{}</code>", esc(&t.model)));
@@ -159,7 +160,10 @@ fn header(out: &mut String, t: &Trace, prog: &Program, model: &str, r: &Rerun) {
     row(
         out,
         "Invariant",
-        &format!("<code class=\"violation\">{}</code>", esc(t.invariant())),
+        &format!(
+            "<code class=\"violation\">{}</code>",
+            esc(t.invariant().map_or("", Invariant::name))
+        ),
     );
     let msgs = match &t.failure {
         Some(f) => f
@@ -212,19 +216,19 @@ fn notes(t: &Trace, prog: &Program, model: &str, r: &Rerun) -> Vec<String> {
             t.model_hash
         ));
     }
-    let got = r.failure.as_ref().map_or("", |f| f.invariant());
+    let got = r.failure.as_ref().and_then(|f| f.invariant());
     let want_call = t.calls.len().checked_sub(1);
     let same_call = t.calls.is_empty() || r.failed_call == want_call;
     if got != t.invariant() || !same_call {
         let what = match (r.failure.as_ref(), r.failed_call) {
             (None, _) => "no violation".to_string(),
-            (Some(_), Some(c)) => format!("{got} at call {}", c + 1),
-            (Some(_), None) => got.to_string(),
+            (Some(_), Some(c)) => format!("{} at call {}", got.map_or("", Invariant::name), c + 1),
+            (Some(_), None) => got.map_or("", Invariant::name).to_string(),
         };
         out.push(format!(
             "Re-running the calls on {model} gives {what}, not {} at call {}; the steps, trees \
              and worlds below are those of the re-run.",
-            t.invariant(),
+            t.invariant().map_or("", Invariant::name),
             t.calls.len()
         ));
     }

@@ -4,6 +4,7 @@
 //! columns. Plain field reads are left out unless they are the failing step.
 
 use super::text::{wrap, WIDTH};
+use crate::check::Invariant;
 use crate::explore::interleave::ITrace;
 use crate::lang::Program;
 
@@ -39,7 +40,7 @@ pub fn render(t: &ITrace, prog: &Program) -> String {
         &format!(
             "rmapcheck interleaving counterexample: {} violates {}",
             t.model,
-            t.invariant()
+            t.invariant().map_or("", Invariant::name)
         ),
         &mut out,
     );

@@ -3,14 +3,14 @@
 //! from elsewhere (fuzzing, hand-written scenarios).
 
 use super::rerun;
-use crate::check::InvariantSet;
+use crate::check::{Invariant, InvariantSet};
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
 use crate::world::scenario::{Call, Scenario};
 
-fn fails_with(prog: &Program, initial: &Scenario, calls: &[Call], invariant: &str) -> bool {
+fn fails_with(prog: &Program, initial: &Scenario, calls: &[Call], invariant: Invariant) -> bool {
     let set = InvariantSet::all();
-    matches!(rerun(prog, initial, calls, set), Ok(r) if r.failure.as_ref().is_some_and(|f| f.invariant() == invariant))
+    matches!(rerun(prog, initial, calls, set), Ok(r) if r.failure.as_ref().is_some_and(|f| f.invariant() == Some(invariant)))
 }
 
 /// Smallest (greedy) scenario and call list that still fails with `invariant`.
@@ -18,7 +18,7 @@ pub fn minimise(
     prog: &Program,
     initial: &Scenario,
     calls: &[Call],
-    invariant: &str,
+    invariant: Invariant,
 ) -> (Scenario, Vec<Call>) {
     let m = minimise_explained(prog, initial, calls, invariant);
     (m.initial, m.calls)
@@ -39,7 +39,7 @@ pub fn minimise_explained(
     prog: &Program,
     initial: &Scenario,
     calls: &[Call],
-    invariant: &str,
+    invariant: Invariant,
 ) -> Minimised {
     let mut init = initial.clone();
     let mut calls = calls.to_vec();

@@ -9,7 +9,7 @@ pub mod interleaved;
 pub mod minimise;
 pub mod text;
 
-use crate::check::{InvariantSet, Violation};
+use crate::check::{Invariant, InvariantSet, Violation};
 use crate::exec::host::Value;
 use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
 use crate::explore::scope::Scope;
@@ -133,7 +133,7 @@ impl Trace {
                 Some(Failure {
                     step: None,
                     loc: None,
-                    violations: vec![Violation::new("model-fault", e)],
+                    violations: vec![Violation::new(Invariant::ModelFault, e)],
                 }),
                 World::new(),
                 World::new(),
@@ -186,8 +186,8 @@ impl Trace {
     }
 
     /// The invariant the trace shows failing.
-    pub fn invariant(&self) -> &str {
-        self.failure.as_ref().map_or("", |f| f.invariant())
+    pub fn invariant(&self) -> Option<Invariant> {
+        self.failure.as_ref().and_then(|f| f.invariant())
     }
 
     pub fn to_json(&self) -> String {
@@ -298,7 +298,7 @@ pub fn validate_call(prog: &Program, w: &World, c: &Call) -> Result<(), String> 
 pub struct ReplayResult {
     /// Same invariant at the same call and step as recorded.
     pub reproduced: bool,
-    pub invariant: String,
+    pub invariant: Option<Invariant>,
     pub call: Option<usize>,
     pub step: Option<usize>,
 }
@@ -317,10 +317,7 @@ pub fn replay(prog: &Program, t: &Trace) -> Result<ReplayResult, String> {
         w = w2.canonical();
     }
     let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
-    let invariant = r
-        .failure
-        .as_ref()
-        .map_or(String::new(), |f| f.invariant().to_string());
+    let invariant = r.failure.as_ref().and_then(|f| f.invariant());
     let step = r.failure.as_ref().and_then(|f| f.step);
     let want_call = t.calls.len().checked_sub(1);
     let want_step = t.failure.as_ref().and_then(|f| f.step);

@@ -3,6 +3,7 @@
 //! the failure, and the invariant with what it found.
 
 use super::Trace;
+use crate::check::Invariant;
 use crate::lang::Program;
 
 /// Column limit of the rendering.
@@ -91,7 +92,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         &format!(
             "rmapcheck counterexample: {} violates {}",
             t.model,
-            t.invariant()
+            t.invariant().map_or("", Invariant::name)
         ),
         &mut out,
     );

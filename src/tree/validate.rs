@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::types::{Color, IntervalKeys, NodeId, RbRoot};
+use crate::check::Invariant;
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,24 +27,25 @@ pub enum TreeViolation {
 }
 
 impl TreeViolation {
-    /// The stable invariant name a trace cites.
-    pub fn invariant(&self) -> &'static str {
+    /// The invariant broken (its name is the one a trace cites).
+    pub fn invariant(&self) -> Invariant {
         match self {
-            TreeViolation::RbShape { .. } => "rb-shape",
-            TreeViolation::TreeOrder { .. } => "tree-order",
-            TreeViolation::Augment { .. } => "augment",
+            TreeViolation::RbShape { .. } => Invariant::RbShape,
+            TreeViolation::TreeOrder { .. } => Invariant::TreeOrder,
+            TreeViolation::Augment { .. } => Invariant::Augment,
         }
     }
 }
 
 impl fmt::Display for TreeViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.invariant())?;
         match self {
             TreeViolation::RbShape {
                 node: Some(n),
                 what,
-            } => write!(f, "rb-shape: n{n}: {what}"),
-            TreeViolation::RbShape { node: None, what } => write!(f, "rb-shape: {what}"),
+            } => write!(f, "n{n}: {what}"),
+            TreeViolation::RbShape { node: None, what } => write!(f, "{what}"),
             TreeViolation::TreeOrder {
                 node,
                 start,
@@ -51,16 +53,13 @@ impl fmt::Display for TreeViolation {
                 prev_start,
             } => write!(
                 f,
-                "tree-order: n{node} (start {start}) follows n{prev} (start {prev_start})"
+                "n{node} (start {start}) follows n{prev} (start {prev_start})"
             ),
             TreeViolation::Augment {
                 node,
                 stored,
                 expected,
-            } => write!(
-                f,
-                "augment: n{node} has subtree_last {stored}, expected {expected}"
-            ),
+            } => write!(f, "n{node} has subtree_last {stored}, expected {expected}"),
         }
     }
 }

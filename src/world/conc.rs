@@ -16,6 +16,7 @@
 //! detached VMA, or one that does not map the pgoff, is a violation at once.
 
 use super::World;
+use crate::check::Invariant;
 use crate::exec::host::ThreadId;
 use std::collections::BTreeSet;
 
@@ -179,7 +180,7 @@ impl World {
             }
         }
         for m in bad {
-            self.violate("vma-lock-stable", m);
+            self.violate(Invariant::VmaLockStable, m);
         }
     }
 
@@ -221,7 +222,7 @@ impl World {
         };
         if let Some(what) = what {
             self.violate(
-                "walker-complete",
+                Invariant::WalkerComplete,
                 format!("walk for pgoff {p} by thread {t} found vma#{v}, which is {what}"),
             );
         }
@@ -259,7 +260,7 @@ impl World {
             .collect();
         if !lost.is_empty() {
             self.violate(
-                "rmap-complete",
+                Invariant::RmapComplete,
                 format!(
                     "the walk at pgoff {} (thread {t}) did not reach {}, mapped throughout the walk",
                     w.pgoff,
@@ -273,7 +274,7 @@ impl World {
                 WalkTarget::Anon(a) => format!("anon walk of anon_vma#{a}"),
             };
             self.violate(
-                "walker-complete",
+                Invariant::WalkerComplete,
                 format!(
                     "{what} at pgoff {} (thread {t}) missed {}, which mapped it throughout the walk",
                     w.pgoff,

@@ -19,17 +19,9 @@ pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};
 pub use pages::{AnonFolio, Folio};
 pub use schema::schema;
 
+use crate::check::{Invariant, Violation};
 use crate::tree::TreeStats;
 use std::hash::{Hash, Hasher};
-
-/// A violation a builtin noticed while acting on the world (tree preconditions, stale-descent,
-/// lock discipline). The checker turns these into reported violations at the step that raised them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WorldViolation {
-    /// Stable invariant name (`stale-descent`, `tree-precondition`, `lock-discipline`, ...).
-    pub invariant: &'static str,
-    pub message: String,
-}
 
 /// Tree work done inside the rmap write-side critical sections, for patch-vs-baseline comparison.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,7 +38,9 @@ pub struct CriticalWork {
 /// What builtins record while they run; not part of the search state.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    pub violations: Vec<WorldViolation>,
+    /// Violations builtins noticed while acting on the world (tree preconditions,
+    /// stale-descent, lock discipline), reported by the checker at the step that raised them.
+    pub violations: Vec<Violation>,
     pub work: CriticalWork,
     /// Set when something the structural tree checks depend on changed: a tree operation, a
     /// write of a key field, or a lock release (a tree becomes subject to checking).
@@ -89,15 +83,14 @@ impl World {
     }
 
     /// Record a violation noticed by a builtin.
-    pub fn violate(&mut self, invariant: &'static str, message: impl Into<String>) {
-        self.scratch.violations.push(WorldViolation {
-            invariant,
-            message: message.into(),
-        });
+    pub fn violate(&mut self, invariant: Invariant, message: impl Into<String>) {
+        self.scratch
+            .violations
+            .push(Violation::new(invariant, message));
     }
 
     /// Take the violations recorded since the last call.
-    pub fn take_violations(&mut self) -> Vec<WorldViolation> {
+    pub fn take_violations(&mut self) -> Vec<Violation> {
         std::mem::take(&mut self.scratch.violations)
     }
 

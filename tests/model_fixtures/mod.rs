@@ -2,6 +2,7 @@
 //! scenario's calls with every check on, and the scenarios of `baseline_scenarios.rs`.
 #![allow(dead_code)]
 
+use rmapcheck::check::Invariant;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::op::{apply, CheckOpts, Failure};
 use rmapcheck::lang::Program;
@@ -27,7 +28,7 @@ pub struct Stop {
 }
 
 impl Stop {
-    pub fn invariant(&self) -> &str {
+    pub fn invariant(&self) -> Option<Invariant> {
         self.failure.invariant()
     }
 }
@@ -73,7 +74,7 @@ pub fn run_fails(
     scenario: &str,
     calls: &[&str],
     call: usize,
-    invariant: &str,
+    invariant: Invariant,
 ) -> Stop {
     let (w, stop) = run(prog, scenario, calls);
     let Some(s) = stop else {
@@ -84,7 +85,7 @@ pub fn run_fails(
     };
     assert_eq!(
         (s.call, s.invariant()),
-        (call, invariant),
+        (call, Some(invariant)),
         "stopped at `{}` with {:?}\n{}",
         s.text,
         s.failure.violations,

@@ -1,0 +1,120 @@
+//! Object builtins: allocation and freeing of mms, VMAs, anon_vmas and anon_vma_chains, anon_vma
+//! reference counts, and the small VMA helpers (`vma_is_anonymous`, `call_mmap`, `vma_pages`,
+//! ...). Freeing marks the object; the arenas never shrink within a call.
+
+use super::{fault, World, R, VM_SHARED};
+use crate::check::Invariant;
+use crate::exec::host::{ObjKind, Value};
+
+impl World {
+    /// The object builtins, or None if `name` is not one.
+    pub(super) fn object_builtin(&mut self, name: &str, a: &[Value]) -> Option<R<Value>> {
+        Some(match name {
+            "mm_alloc" => Ok(Value::Obj(ObjKind::Mm, self.add_mm())),
+            "vm_area_alloc" => self
+                .obj(a[0], ObjKind::Mm, name)
+                .map(|mm| Value::Obj(ObjKind::Vma, self.alloc_vma(Some(mm)))),
+            "vm_area_dup" => self.vm_area_dup(name, a),
+            "vm_area_free" => self.vma_arg(a[0], name).map(|v| {
+                self.vmas[v as usize].freed = true;
+                Value::Void
+            }),
+            "vma_mark_detached" => self.vma_arg(a[0], name).map(|v| {
+                self.vmas[v as usize].detached = true;
+                Value::Void
+            }),
+            "vma_is_anonymous" => self
+                .vma_arg(a[0], name)
+                .map(|v| Value::Bool(self.vmas[v as usize].is_anonymous())),
+            "vma_set_anonymous" => self.vma_arg(a[0], name).map(|v| {
+                self.vmas[v as usize].has_vm_ops = false;
+                Value::Void
+            }),
+            "call_mmap" => self.call_mmap(name, a),
+            "vma_pages" | "vma_start_pgoff" | "vma_last_pgoff" => {
+                self.vma_arg(a[0], name).map(|v| {
+                    let vma = &self.vmas[v as usize];
+                    Value::Int(match name {
+                        "vma_pages" => vma.pages(),
+                        "vma_start_pgoff" => vma.start_pgoff(),
+                        _ => vma.last_pgoff(),
+                    } as i64)
+                })
+            }
+            "anon_vma_alloc" => Ok(Value::Obj(ObjKind::AnonVma, self.alloc_anon_vma())),
+            "get_anon_vma" | "put_anon_vma" => self.anon_vma_ref(name, a),
+            "anon_vma_chain_alloc" => Ok(Value::Obj(ObjKind::Avc, self.alloc_avc())),
+            "anon_vma_chain_free" => self.obj(a[0], ObjKind::Avc, name).map(|c| {
+                self.avcs[c as usize].freed = true;
+                Value::Void
+            }),
+            _ => return None,
+        })
+    }
+
+    /// `vm_area_dup(vma)`: a copy in no list, tree or chain, unlocked.
+    fn vm_area_dup(&mut self, name: &str, a: &[Value]) -> R<Value> {
+        let src = self.vma_arg(a[0], name)?;
+        let mut copy = self.vmas[src as usize].clone();
+        copy.anon_vma_chain.clear();
+        copy.vm_lock_seq = None;
+        copy.vm_lock_readers = 0;
+        copy.detached = false;
+        copy.file_linked = false;
+        copy.zapped = false;
+        self.vmas.push(copy);
+        Ok(Value::Obj(ObjKind::Vma, (self.vmas.len() - 1) as u32))
+    }
+
+    /// `call_mmap(file, vma)`: the file's mmap method sets the VMA's operations.
+    fn call_mmap(&mut self, name: &str, a: &[Value]) -> R<Value> {
+        let f = self.obj(a[0], ObjKind::File, name)?;
+        let v = self.vma_arg(a[1], name)?;
+        let shared = self.vmas[v as usize].vm_flags & VM_SHARED != 0;
+        if self.files[f as usize].dev_zero {
+            if shared {
+                return fault("call_mmap: shared /dev/zero (shmem_zero_setup) is not modelled");
+            }
+            // mmap_zero(): a private mapping of /dev/zero is anonymous but keeps vm_file.
+            self.vmas[v as usize].has_vm_ops = false;
+        } else {
+            self.vmas[v as usize].has_vm_ops = true;
+        }
+        Ok(Value::Void)
+    }
+
+    /// `get_anon_vma`, `put_anon_vma`: the last put frees it.
+    fn anon_vma_ref(&mut self, name: &str, a: &[Value]) -> R<Value> {
+        let av = self.obj(a[0], ObjKind::AnonVma, name)?;
+        let x = &mut self.anon_vmas[av as usize];
+        if name == "get_anon_vma" {
+            x.refcount += 1;
+        } else {
+            x.refcount -= 1;
+            if x.refcount == 0 {
+                self.free_anon_vma(av);
+            }
+        }
+        Ok(Value::Void)
+    }
+
+    /// Free an anon_vma whose last reference went; a non-root one drops its root reference.
+    fn free_anon_vma(&mut self, av: u32) {
+        let x = &mut self.anon_vmas[av as usize];
+        x.freed = true;
+        let root = x.root;
+        if !x.rb_root.is_empty() {
+            self.violate(
+                Invariant::Membership,
+                format!("anon_vma#{av} freed with AVCs still in its tree"),
+            );
+        }
+        if root != av {
+            let r = &mut self.anon_vmas[root as usize];
+            r.refcount -= 1;
+            if r.refcount == 0 {
+                self.free_anon_vma(root);
+            }
+        }
+    }
+}
