@@ -8,7 +8,7 @@ use super::check::*;
 use super::diag::{Diagnostic, SourceMap, SrcLoc};
 use super::program::*;
 use super::types::{Schema, Type};
-use crate::exec::host::Value;
+use crate::value::Value;
 use std::collections::BTreeMap;
 
 /// Compiles the items of all loaded files (in include order) into a program.
