@@ -1,7 +1,16 @@
 //! rmapcheck: a bounded model checker for the Linux kernel's reverse-map (rmap) tree updates.
 //!
-//! Data flows one way: a model file is parsed by [`lang`], compiled to a flat step program, run by
-//! [`exec`] on a [`world`] of kernel objects whose rmap trees are the kernel-exact trees of [`tree`].
+//! Data flows one way through the core: a model file is parsed, type-checked and compiled by
+//! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
+//! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
+//! trees are the kernel-exact trees of [`tree`]. [`check`] judges the invariants on the world,
+//! [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
+//! [`cmd`] build on those.
+//!
+//! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
+//! and [`lang`] nothing of [`exec`] or the layers above it; tests/layering.rs checks these rules
+//! on the sources. Above them the modules are not strictly layered: some refer to each other both
+//! ways.
 
 pub mod check;
 pub mod cmd;
@@ -15,4 +24,5 @@ pub mod report;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;
+pub mod value;
 pub mod world;

@@ -6,7 +6,7 @@
 use super::ast::{BinOp, TypeName};
 use super::program::{FuncSig, LocalStruct};
 use super::types::{Schema, Type};
-use crate::exec::host::Value;
+use crate::value::Value;
 use std::collections::BTreeMap;
 
 /// The static type of an expression: a scalar [`Type`], or a model-local struct value.

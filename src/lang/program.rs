@@ -5,7 +5,7 @@ use super::ast::{BinOp, UnOp};
 use super::diag::{SourceMap, SrcLoc};
 use super::lexer::{lex, Tok};
 use super::types::Type;
-use crate::exec::host::Value;
+use crate::value::Value;
 use std::collections::BTreeMap;
 
 /// Index of a function in a [`Program`].

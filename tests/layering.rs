@@ -1,0 +1,332 @@
+//! The layering src/lib.rs describes, checked on the sources: the model language (src/lang/)
+//! names nothing of the interpreter or above it, the interval trees (src/tree/) name nothing but
+//! std and themselves, and the values (src/value.rs) name nothing else of the crate.
+//!
+//! The check reads the text of each file (comments included, so a doc link counts too) and
+//! collects the top-level modules it reaches: `crate::m`, each `m` of a `crate::{...}` group,
+//! and `super::...::m` chains that climb to the crate root.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = entry.expect("directory entry").path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The module path of a source file below src/: `lang/compile/mod.rs` is `[lang, compile]`.
+fn module_path(file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src()).expect("a file under src/");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The identifier at the start of `s` (after blanks).
+fn ident_at(s: &str) -> &str {
+    let s = s.trim_start();
+    let end = s.find(|c: char| !is_ident_char(c)).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The first identifier of each item of a `{a::b, c, d::{e}}` group starting at `s[0] == '{'`.
+fn group_heads(s: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut depth = 0;
+    let mut at_item = true;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    at_item = true;
+                    continue;
+                }
+            }
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            ',' if depth == 1 => {
+                at_item = true;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 1 && at_item && !c.is_whitespace() {
+            at_item = false;
+            let h = ident_at(&s[i..]);
+            if !h.is_empty() {
+                heads.push(h.to_string());
+            }
+        }
+    }
+    heads
+}
+
+/// Top-level modules of the crate that `text` (the file at module path `path`) names.
+fn crate_modules_named(text: &str, path: &[String]) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let bytes = text.as_bytes();
+    for (i, _) in text.match_indices("crate::") {
+        if i > 0 && (is_ident_char(bytes[i - 1] as char) || bytes[i - 1] == b':') {
+            continue; // `foo_crate::` or `$crate::` style paths are someone else's
+        }
+        let rest = &text[i + "crate::".len()..];
+        if rest.trim_start().starts_with('{') {
+            named.extend(group_heads(rest.trim_start()));
+        } else {
+            named.insert(ident_at(rest).to_string());
+        }
+    }
+    // `super::super::x` from deep enough reaches the crate root
+    for (i, _) in text.match_indices("super::") {
+        if i > 0 && (is_ident_char(bytes[i - 1] as char) || bytes[i - 1] == b':') {
+            continue;
+        }
+        let mut rest = &text[i..];
+        let mut ups = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            ups += 1;
+            rest = r.trim_start();
+        }
+        if ups >= path.len() {
+            if rest.starts_with('{') {
+                named.extend(group_heads(rest));
+            } else {
+                named.insert(ident_at(rest).to_string());
+            }
+        }
+    }
+    named.remove("");
+    named
+}
+
+/// The first path segment of every `use` declaration in `text`.
+fn use_roots(text: &str) -> BTreeSet<String> {
+    let mut roots = BTreeSet::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let l = l.strip_prefix("pub ").unwrap_or(l);
+        let l = l
+            .strip_prefix("pub(crate) ")
+            .or_else(|| l.strip_prefix("pub(super) "))
+            .unwrap_or(l);
+        if let Some(u) = l.strip_prefix("use ") {
+            let u = u.trim_start().trim_start_matches("::");
+            if u.starts_with('{') {
+                roots.extend(group_heads(u));
+            } else {
+                roots.insert(ident_at(u).to_string());
+            }
+        }
+    }
+    roots
+}
+
+/// The modules `text` declares (`mod x;`, `pub mod x {`): a `use` may start at them.
+fn declared_mods(text: &str) -> BTreeSet<String> {
+    let mut mods = BTreeSet::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let l = l.strip_prefix("pub ").unwrap_or(l);
+        if let Some(m) = l.strip_prefix("mod ") {
+            mods.insert(ident_at(m).to_string());
+        }
+    }
+    mods
+}
+
+/// External crates this package depends on, as Rust spells their names.
+fn dependency_crates() -> Vec<String> {
+    let manifest =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let mut crates = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_deps = l.ends_with("dependencies]");
+            continue;
+        }
+        if in_deps {
+            if let Some((name, _)) = l.split_once('=') {
+                let name = name.trim();
+                if !name.is_empty() && !name.starts_with('#') {
+                    crates.push(name.replace('-', "_"));
+                }
+            }
+        }
+    }
+    assert!(
+        crates.iter().any(|c| c == "serde"),
+        "Cargo.toml parsed: {crates:?}"
+    );
+    crates
+}
+
+/// Whether `text` names `krate` as a path root (`krate::`), outside longer identifiers.
+fn names_path_root(text: &str, krate: &str) -> bool {
+    let pat = format!("{krate}::");
+    let bytes = text.as_bytes();
+    text.match_indices(&pat)
+        .any(|(i, _)| i == 0 || !(is_ident_char(bytes[i - 1] as char) || bytes[i - 1] == b':'))
+}
+
+fn rel(file: &Path) -> String {
+    file.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(file)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn lang_names_nothing_above_it() {
+    const ABOVE: &[&str] = &[
+        "exec", "explore", "cmd", "trace", "fuzzing", "oracle", "report",
+    ];
+    let files = rust_files(&src().join("lang"));
+    assert!(files.len() > 5, "src/lang/ read: {files:?}");
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap();
+        for m in crate_modules_named(&text, &module_path(f)) {
+            if ABOVE.contains(&m.as_str()) {
+                bad.push(format!("{} names crate::{m}", rel(f)));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the language depends on a layer above it:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn tree_names_nothing_but_std_and_itself() {
+    let files = rust_files(&src().join("tree"));
+    assert!(files.len() > 3, "src/tree/ read: {files:?}");
+    let deps = dependency_crates();
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap();
+        for m in crate_modules_named(&text, &module_path(f)) {
+            if m != "tree" {
+                bad.push(format!("{} names crate::{m}", rel(f)));
+            }
+        }
+        let own = declared_mods(&text);
+        for r in use_roots(&text) {
+            let std_or_self = matches!(r.as_str(), "std" | "core" | "crate" | "super" | "self");
+            if !std_or_self && !own.contains(&r) {
+                bad.push(format!("{} uses `{r}`", rel(f)));
+            }
+        }
+        for d in &deps {
+            if names_path_root(&text, d) {
+                bad.push(format!("{} names the crate `{d}`", rel(f)));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the trees depend on something else:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn value_names_nothing_else_of_the_crate() {
+    let f = src().join("value.rs");
+    let text = fs::read_to_string(&f).unwrap();
+    let mut bad: Vec<String> = crate_modules_named(&text, &module_path(&f))
+        .into_iter()
+        .map(|m| format!("names crate::{m}"))
+        .collect();
+    if names_path_root(&text, "super") {
+        bad.push("names super::".into());
+    }
+    for r in use_roots(&text) {
+        if !matches!(r.as_str(), "std" | "core" | "serde") {
+            bad.push(format!("uses `{r}`"));
+        }
+    }
+    for d in dependency_crates() {
+        if d != "serde" && names_path_root(&text, &d) {
+            bad.push(format!("names the crate `{d}`"));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "src/value.rs is not at the bottom:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_what_it_must() {
+    let lang = vec![
+        "lang".to_string(),
+        "compile".to_string(),
+        "expr".to_string(),
+    ];
+    let named = crate_modules_named(
+        "use crate::{value::Value, exec::host};\nuse super::super::super::oracle::X;\n\
+         use super::super::ast::Expr; // crate::report\nmy_crate::trace",
+        &lang,
+    );
+    let got: Vec<&str> = named.iter().map(String::as_str).collect();
+    assert_eq!(got, ["exec", "oracle", "report", "value"]);
+    let plain = crate_modules_named("use crate::exec::host::Value;", &lang);
+    assert_eq!(plain.into_iter().collect::<Vec<_>>(), ["exec"]);
+    assert_eq!(
+        use_roots("use std::fmt;\npub use serde::{A, B};\n    use {rand::X, super::y};\n")
+            .into_iter()
+            .collect::<Vec<_>>(),
+        ["rand", "serde", "std", "super"]
+    );
+    assert_eq!(
+        module_path(&src().join("lang/compile/mod.rs")),
+        ["lang", "compile"]
+    );
+    assert_eq!(module_path(&src().join("value.rs")), ["value"]);
+    let mods = declared_mods("pub mod types;\nmod inner {\n#[cfg(test)]\nmod tests {");
+    assert_eq!(
+        mods.into_iter().collect::<Vec<_>>(),
+        ["inner", "tests", "types"]
+    );
+    assert!(names_path_root("x: serde::Value", "serde"));
+    assert!(!names_path_root("x: my_serde::Value", "serde"));
+}
