@@ -268,3 +268,32 @@ fn canonical_form_drops_garbage_and_renumbers() {
     assert_ne!(other, world());
     assert_eq!(other.canonical(), world().canonical());
 }
+
+/// A walk's query on a tree whose `subtree_last` is stale goes right to a missing child, as
+/// the kernel's `_subtree_search` would (a NULL dereference there): reported as a model-fault.
+/// With the tree made sound again the same query finds nothing, cleanly.
+#[test]
+fn query_past_a_stale_subtree_last_is_a_null_dereference() {
+    let mut w = world();
+    // vma#1 [6,8) pgoff 10 shrinks to [6,7) in place: its node still says subtree_last 11
+    w.vmas[1].vm_end = 7;
+    w.call(0, "i_mmap_lock_read", &[mapping(0)]).unwrap();
+    let q = [mapping(0), Value::Int(11), Value::Int(11)];
+    w.call(0, "mapping_rmap_tree_iter_first", &q).unwrap();
+    let v = w.take_violations();
+    assert!(
+        v.iter().any(|x| x.invariant == Invariant::ModelFault
+            && x.message.contains("dereferences NULL")
+            && x.message.contains("vma#1")),
+        "{v:?}"
+    );
+    w.call(0, "i_mmap_unlock_read", &[mapping(0)]).unwrap();
+    w.vmas[1].vm_end = 8;
+    w.call(0, "i_mmap_lock_read", &[mapping(0)]).unwrap();
+    let q = [mapping(0), Value::Int(12), Value::Int(12)];
+    assert_eq!(
+        w.call(0, "mapping_rmap_tree_iter_first", &q),
+        Ok(Value::Null)
+    );
+    assert!(w.take_violations().is_empty());
+}

@@ -349,6 +349,17 @@ impl World {
             (o, next)
         };
         K::check_lock(self, t, owner, op, false);
+        if let Some(n) = obs.null_descent {
+            let (node, kind) = (K::NODE.short(), K::OWNER.short());
+            self.violate(
+                Invariant::ModelFault,
+                format!(
+                    "{op}: the search at {node}#{n} of {kind}#{owner}'s tree went right to a \
+                     missing child (a stale subtree_last): the kernel's _subtree_search \
+                     dereferences NULL there"
+                ),
+            );
+        }
         self.absorb(obs, K::FILE, op);
         Ok(Self::opt(K::NODE, found))
     }
