@@ -330,3 +330,82 @@ fn the_checker_sees_what_it_must() {
     assert!(names_path_root("x: serde::Value", "serde"));
     assert!(!names_path_root("x: my_serde::Value", "serde"));
 }
+
+/// Modules under `dir` that name a module of `forbidden`, as "file names crate::m" lines.
+fn naming(dir: &str, forbidden: &[&str]) -> Vec<String> {
+    let files = rust_files(&src().join(dir));
+    assert!(!files.is_empty(), "src/{dir}/ read");
+    let mut bad = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap();
+        for m in crate_modules_named(&text, &module_path(f)) {
+            if forbidden.contains(&m.as_str()) {
+                bad.push(format!("{} names crate::{m}", rel(f)));
+            }
+        }
+    }
+    bad
+}
+
+/// The kernel objects, the invariants and the interpreter sit below the searches, traces, the
+/// fuzzing harness, the oracle, the report and the command line.
+#[test]
+fn world_check_and_exec_name_nothing_above_them() {
+    const ABOVE: &[&str] = &[
+        "explore", "trace", "cmd", "fuzzing", "oracle", "report", "models",
+    ];
+    let mut bad = Vec::new();
+    for d in ["world", "check", "exec"] {
+        bad.extend(naming(d, ABOVE));
+    }
+    assert!(bad.is_empty(), "an upward import:\n{}", bad.join("\n"));
+}
+
+/// Only the command line itself names `cmd`: the library never calls the CLI layer.
+#[test]
+fn only_the_command_line_names_cmd() {
+    let mut bad = Vec::new();
+    for d in [
+        "check", "exec", "explore", "fuzzing", "lang", "oracle", "report", "trace", "tree", "world",
+    ] {
+        bad.extend(naming(d, &["cmd"]));
+    }
+    for f in ["models.rs", "value.rs", "toml_diag.rs"] {
+        let p = src().join(f);
+        let text = fs::read_to_string(&p).unwrap();
+        if crate_modules_named(&text, &module_path(&p)).contains("cmd") {
+            bad.push(format!("{} names crate::cmd", rel(&p)));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "the library calls the CLI layer:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The one checker core knows transition systems and budgets, nothing of worlds or models.
+#[test]
+fn the_checker_core_names_only_the_budget() {
+    let files = rust_files(&src().join("explore/checker"));
+    assert!(files.len() >= 2);
+    for f in &files {
+        let text = fs::read_to_string(f).unwrap();
+        let named = crate_modules_named(&text, &module_path(f));
+        assert!(
+            named.iter().all(|m| m == "explore"),
+            "{} names {named:?}",
+            rel(f)
+        );
+        for line in text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("use crate::"))
+        {
+            assert!(
+                line.contains("crate::explore::budget"),
+                "{}: {line}",
+                rel(f)
+            );
+        }
+    }
+}

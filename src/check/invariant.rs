@@ -252,9 +252,31 @@ impl FromIterator<Invariant> for InvariantSet {
     }
 }
 
+impl From<&crate::tree::validate::TreeViolation> for Invariant {
+    fn from(v: &crate::tree::validate::TreeViolation) -> Invariant {
+        use crate::tree::validate::TreeViolation as T;
+        match v {
+            T::RbShape { .. } => Invariant::RbShape,
+            T::TreeOrder { .. } => Invariant::TreeOrder,
+            T::Augment { .. } => Invariant::Augment,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tree_violations_map_to_the_invariant_they_name() {
+        use crate::tree::validate::TreeViolation as T;
+        for v in [T::RbShape {
+            node: None,
+            what: String::new(),
+        }] {
+            assert_eq!(Invariant::from(&v).name(), v.name());
+        }
+    }
     use crate::check::Violation;
     use std::collections::BTreeSet;
 

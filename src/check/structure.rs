@@ -1,7 +1,7 @@
 //! `rb-shape`, `tree-order` and `augment` over every rmap tree of a world, skipping trees whose
 //! write-side lock is held (an update in progress may legitimately leave them inconsistent).
 
-use super::Violation;
+use super::{Invariant, Violation};
 use crate::tree::{validate, TreeViolation};
 use crate::world::{AnonKeys, FileKeys, World};
 
@@ -24,7 +24,7 @@ fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
         }
         for v in validate(&a.i_mmap, &fk) {
             out.push(Violation::new(
-                v.invariant(),
+                Invariant::from(&v),
                 format!("file tree of mapping#{m}: {}", describe(&v, "vma")),
             ));
         }
@@ -39,7 +39,7 @@ fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
         }
         for v in validate(&a.rb_root, &ak) {
             out.push(Violation::new(
-                v.invariant(),
+                Invariant::from(&v),
                 format!("tree of anon_vma#{i}: {}", describe(&v, "avc")),
             ));
         }

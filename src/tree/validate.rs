@@ -4,7 +4,6 @@
 use std::fmt;
 
 use super::types::{Color, IntervalKeys, NodeId, RbRoot};
-use crate::check::Invariant;
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,19 +26,20 @@ pub enum TreeViolation {
 }
 
 impl TreeViolation {
-    /// The invariant broken (its name is the one a trace cites).
-    pub fn invariant(&self) -> Invariant {
+    /// The name of the invariant broken, as traces cite it (`check::Invariant` maps the
+    /// violation to its variant; the trees know nothing of the checker above them).
+    pub fn name(&self) -> &'static str {
         match self {
-            TreeViolation::RbShape { .. } => Invariant::RbShape,
-            TreeViolation::TreeOrder { .. } => Invariant::TreeOrder,
-            TreeViolation::Augment { .. } => Invariant::Augment,
+            TreeViolation::RbShape { .. } => "rb-shape",
+            TreeViolation::TreeOrder { .. } => "tree-order",
+            TreeViolation::Augment { .. } => "augment",
         }
     }
 }
 
 impl fmt::Display for TreeViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.invariant())?;
+        write!(f, "{}: ", self.name())?;
         match self {
             TreeViolation::RbShape {
                 node: Some(n),
