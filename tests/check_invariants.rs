@@ -395,13 +395,13 @@ fn invariants_round_trip_through_their_names() {
             expected: 1,
         },
     ];
-    let got: Vec<Invariant> = tv.iter().map(TreeViolation::invariant).collect();
+    let got: Vec<Invariant> = tv.iter().map(Invariant::from).collect();
     assert_eq!(
         got,
         [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
     );
     for v in &tv {
-        assert!(v.to_string().starts_with(&format!("{}: ", v.invariant())));
+        assert!(v.to_string().starts_with(&format!("{}: ", v.name())));
     }
 }
 

@@ -270,13 +270,28 @@ mod tests {
     #[test]
     fn tree_violations_map_to_the_invariant_they_name() {
         use crate::tree::validate::TreeViolation as T;
-        for v in [T::RbShape {
-            node: None,
-            what: String::new(),
-        }] {
-            assert_eq!(Invariant::from(&v).name(), v.name());
+        let all = [
+            T::RbShape {
+                node: None,
+                what: String::new(),
+            },
+            T::TreeOrder {
+                node: 1,
+                start: 0,
+                prev: 0,
+                prev_start: 1,
+            },
+            T::Augment {
+                node: 0,
+                stored: 0,
+                expected: 1,
+            },
+        ];
+        for v in &all {
+            assert_eq!(Invariant::from(v).name(), v.name());
         }
     }
+
     use crate::check::Violation;
     use std::collections::BTreeSet;
 
