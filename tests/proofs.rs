@@ -1,7 +1,7 @@
 //! The invariant suites: every proof obligation under proofs/ must give its expected verdict
 //! (each model has a callers and a contract obligation; every mutant's names the invariant that
 //! must fire). Counterexample traces of three mutants are kept as plain-text snapshots; set
-//! `RMAPCHECK_UPDATE_SNAPSHOTS=1` to rewrite them after an intended change.
+//! `UPDATE_EXPECT=1` (expect-test) to rewrite them after an intended change.
 
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::proof::{prove, ProofFile};
@@ -61,15 +61,8 @@ fn snapshot(mutant: &str, snap: &str) {
     let t = certs[0].trace().expect("a counterexample");
     let prog = load_model(&pf.model).unwrap();
     let got = text::render(t, &prog);
-    let path = format!("tests/snapshots/{snap}.txt");
-    if std::env::var_os("RMAPCHECK_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(
-        got, want,
-        "snapshot {path} differs (RMAPCHECK_UPDATE_SNAPSHOTS=1 rewrites)"
-    );
+    // expect-test: `UPDATE_EXPECT=1 cargo test --release --test proofs snapshot` rewrites
+    expect_test::expect_file![format!("snapshots/{snap}.txt")].assert_eq(&got);
     assert!(got.lines().all(|l| l.len() <= 80 && l.is_ascii()));
 }
 
