@@ -8,7 +8,7 @@
 //! [`cmd`] build on those.
 //!
 //! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
-//! and [`lang`] nothing of [`exec`] or the layers above it; tests/layering.rs checks these rules
+//! and [`lang`] nothing of [`exec`] or the layers above it; tests/cli/layering.rs checks these rules
 //! on the sources. Above them the modules are not strictly layered: some refer to each other both
 //! ways.
 

@@ -3,7 +3,7 @@
 //! The bottom of the layering, below both the language and the interpreter: `lang` compiles
 //! constants and slot initialisers to these values, `exec` computes with them (and re-exports
 //! them from `exec::host`), the world stores them. This file names nothing else in the crate
-//! (tests/layering.rs checks that).
+//! (tests/cli/layering.rs checks that).
 
 use serde::{Deserialize, Serialize};
 

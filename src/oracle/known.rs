@@ -53,7 +53,7 @@ pub const MPROTECT_DROPS_VM_ACCOUNT: Known = Known {
 
 /// Every known finding.
 /// `mremap-expand-merges-next` was one too until the model's sys_mremap_expand() went through
-/// vma_merge_new_range() as vma_merge_extend() does; `tests/kdiff.rs` keeps the sequences that
+/// vma_merge_new_range() as vma_merge_extend() does; `tests/cli/kdiff.rs` keeps the sequences that
 /// showed it as a regression test.
 pub const ALL: &[&Known] = &[&MPROTECT_DROPS_VM_ACCOUNT];
 

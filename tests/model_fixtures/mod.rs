@@ -198,7 +198,7 @@ pgoff = 4
 file = "f"
 "#;
 
-/// The scenarios of tests/baseline_scenarios.rs, as (name, world, calls), one entry per call
+/// The scenarios of tests/model/baseline_scenarios.rs, as (name, world, calls), one entry per call
 /// list (a test there that runs several lists appears here several times).
 pub fn baseline_scenarios() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
     vec![

@@ -1,9 +1,7 @@
 //! Loading arbitrary text, or valid models with random edits, must never panic: every problem is
 //! a diagnostic.
 
-mod common;
-
-use common::schema;
+use crate::common::schema;
 use proptest::prelude::*;
 use rmapcheck::lang::{load_str, render_diagnostics};
 use std::path::Path;

@@ -1,8 +1,6 @@
 //! One test per kind of load-time diagnostic: exact position, message, and caret placement.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rmapcheck::lang::{load_file, load_str, render_diagnostics, Diagnostic};
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! invariant its header names, and which runs clean on the model the mutant is based on.
 //! models/mutants/README.md has the same table in prose.
 
-mod model_fixtures;
-use model_fixtures::*;
+use crate::model_fixtures::*;
 use rmapcheck::check::Invariant;
 use rmapcheck::world::scenario::{Call, Scenario};
 

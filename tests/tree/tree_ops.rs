@@ -142,7 +142,7 @@ fn hex_numbers_and_plain_ids() {
 
 #[test]
 fn example_file_runs() {
-    let src = include_str!("../examples/tree/stale.txt");
+    let src = include_str!("../../examples/tree/stale.txt");
     let r = run_ops("examples/tree/stale.txt", src);
     assert_eq!(r.status, 1, "the example demonstrates a stale key");
     assert!(r.stdout.contains("query [15..25]: n1 n2"));

@@ -2,9 +2,7 @@
 //! and the page-level invariants (`rmap-complete`, `rmap-exact`, `mapping-preserved`) firing
 //! on worlds corrupted by hand, each where no other invariant does.
 
-mod model_fixtures;
-
-use model_fixtures::{load, run_clean, BASELINE, EMPTY, ONE_FILE_VMA};
+use crate::model_fixtures::{load, run_clean, BASELINE, EMPTY, ONE_FILE_VMA};
 use rmapcheck::check::pages::{check_mapping_preserved, check_rmap, page_tables, PteChange};
 use rmapcheck::check::{at_boundary, Invariant, InvariantSet};
 use rmapcheck::world::{Folio, World};

@@ -13,9 +13,7 @@ use rmapcheck::world::scenario::Scenario;
 use std::path::Path;
 use std::sync::OnceLock;
 
-#[path = "common/fuzz_strategy.rs"]
-mod fuzz_strategy;
-use fuzz_strategy::raw_strategy;
+use crate::fuzz_strategy::raw_strategy;
 
 fn models() -> &'static [rmapcheck::fuzzing::FuzzModel] {
     static M: OnceLock<Vec<rmapcheck::fuzzing::FuzzModel>> = OnceLock::new();

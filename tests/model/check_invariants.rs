@@ -3,7 +3,7 @@
 //! named invariant must be the one reported. Counterexample traces round-trip through JSON and
 //! replay to the same invariant at the same step. (`rb-shape` cannot be broken through a model:
 //! every tree change goes through the kernel-exact rbtree code and a misuse is refused as a
-//! `tree-precondition`; tests/tree_corrupt.rs shows it firing on corrupted trees.)
+//! `tree-precondition`; tests/tree/tree_corrupt.rs shows it firing on corrupted trees.)
 
 use rmapcheck::check::Invariant;
 use rmapcheck::explore::scope::{Mode, Scope};

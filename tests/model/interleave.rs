@@ -3,8 +3,7 @@
 //! trace shows both threads' steps; the reduction reports the same walker outcomes as the full
 //! exploration while visiting fewer states.
 
-mod model_fixtures;
-use model_fixtures::*;
+use crate::model_fixtures::*;
 use rmapcheck::check::Invariant;
 use rmapcheck::explore::interleave::{explore, Config, IOutcome, IResult};
 use rmapcheck::world::scenario::{Call, Scenario};

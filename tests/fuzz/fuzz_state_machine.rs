@@ -4,10 +4,7 @@
 //! writable). Whatever the model does with VMA boundaries, the pages must match after every
 //! call, and every call must pass all the checks. proptest shrinks a failing sequence.
 
-#[path = "common/fuzz_strategy.rs"]
-mod fuzz_strategy;
-
-use fuzz_strategy::raw_strategy;
+use crate::fuzz_strategy::raw_strategy;
 use proptest::prelude::*;
 use rmapcheck::exec::host::Value;
 use rmapcheck::explore::op::{apply, CheckOpts};

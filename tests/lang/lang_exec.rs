@@ -1,8 +1,6 @@
 //! Interpreter tests against a mock world.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rmapcheck::exec::host::Value;
 use rmapcheck::exec::{run, FaultKind, RunError, Step, Thread};
 use rmapcheck::lang::{load_file, render_diagnostics};
@@ -435,7 +433,7 @@ fn loops_break_continue_and_backtrace() {
 
 #[test]
 fn the_worked_example_in_the_docs_loads_and_runs() {
-    let doc = include_str!("../docs/LANGUAGE.md");
+    let doc = include_str!("../../docs/LANGUAGE.md");
     let start = doc.find("```c\n").unwrap() + 5;
     let end = start + doc[start..].find("```").unwrap();
     let prog = load(&doc[start..end]);

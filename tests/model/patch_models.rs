@@ -1,10 +1,9 @@
-//! The patch models of models/patches/ on the scenarios of tests/baseline_scenarios.rs and on
+//! The patch models of models/patches/ on the scenarios of tests/model/baseline_scenarios.rs and on
 //! further call lists (model_fixtures::extra_scenarios). What each patch reports is asserted as
 //! found: clean, or the call and the invariant that fired first. A failure here is a finding
 //! about the patch, kept with a comment, not something to fix in the model.
 
-mod model_fixtures;
-use model_fixtures::*;
+use crate::model_fixtures::*;
 use rmapcheck::check::Invariant;
 use std::path::{Path, PathBuf};
 

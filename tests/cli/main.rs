@@ -1,0 +1,13 @@
+//! The command line end to end: bad input, output formats, traces and replay, diff/new, the
+//! HTML report, kdiff against the running kernel, fuzz findings, and the layering rules.
+//!
+//! One test binary for the area (each file below is a module), so the suite links a few
+//! binaries instead of one per file.
+mod bad_input;
+mod cli_output;
+mod diffnew;
+mod fuzz_cli;
+mod kdiff;
+mod layering;
+mod report;
+mod trace_cli;

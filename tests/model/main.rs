@@ -1,0 +1,15 @@
+//! The models and the checks: the baseline's scenarios, invariants firing on corrupted worlds,
+//! compare, interleavings, mutants and patches, ghost page tables, world builtins.
+//!
+//! One test binary for the area (each file below is a module), so the suite links a few
+//! binaries instead of one per file.
+mod baseline_scenarios;
+mod check_invariants;
+mod compare;
+mod interleave;
+#[path = "../model_fixtures/mod.rs"]
+mod model_fixtures;
+mod mutant_models;
+mod pages;
+mod patch_models;
+mod world_basics;
