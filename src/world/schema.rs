@@ -121,6 +121,7 @@ fn builtins() -> Vec<(&'static str, Vec<Type>, Type)> {
         ("vma_is_anonymous", vec![p(VMA)], Bool),
         ("vma_set_anonymous", vec![p(VMA)], Void),
         ("call_mmap", vec![p(FILE), p(VMA)], Void),
+        ("mmap_action_complete", vec![p(VMA)], Void),
         ("vma_pages", vec![p(VMA)], Int),
         ("vma_start_pgoff", vec![p(VMA)], Int),
         ("vma_last_pgoff", vec![p(VMA)], Int),

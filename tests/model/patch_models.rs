@@ -131,75 +131,44 @@ fn inplace_shrink_with_new_pgoff_leaves_a_stale_key() {
     assert!(msg.contains("vma#0 (start 130)"), "{msg}");
 }
 
-/// 004: every call list that does not map private /dev/zero is clean, and so are mmap + munmap
-/// of a whole /dev/zero mapping (both sides skip it). Everything else that touches a private
-/// /dev/zero VMA breaks, because vma_prepare()/vma_complete() and fork still go by vm_file and
-/// expect the VMA in /dev/zero's file tree, where the patch no longer puts it:
-/// - a split (munmap or mprotect of part of it) removes vp->vma from the file tree:
-///   `tree-precondition` (erase of a node not in the tree), in vma_prepare();
-/// - a merge of two private /dev/zero mmaps (vma_expand of the first) does the same;
-/// - fork inserts the child after the parent with insert_after, and the parent is not in the
-///   tree: `tree-precondition` in dup_mmap().
+/// 004 against v7.3-rc4's order of events: a private /dev/zero VMA is linked into /dev/zero's
+/// tree while it still has the dummy vm_ops (mmap_zero_prepare), so the patched
+/// vma_link_file() does not skip it; it becomes anonymous afterwards (mmap_action_complete),
+/// so the patched unlink side skips it. Whatever unmaps it then frees a VMA that is still in
+/// the file tree: `membership` when munmap (of all of it, or of a middle part) or exit
+/// returns. Splits that keep every VMA (mprotect of a part) and fork go by vm_file on both
+/// sides and stay clean. (Against the 2025 order the patch was written for, where the mapping
+/// was anonymous before vma_link_file, the finding was a `tree-precondition` on split, merge
+/// and fork instead; see docs/FIDELITY-deviations.md.)
 #[test]
-fn skip_anon_file_rmap_breaks_split_merge_and_fork_of_private_dev_zero() {
-    expect(
-        SKIP_ANON,
-        &[
-            (
-                "private /dev/zero mapping, munmap in the middle",
-                1,
-                Invariant::TreePrecondition,
-            ),
-            ("/dev/zero private: fork", 1, Invariant::TreePrecondition),
-            (
-                "/dev/zero private: mprotect part",
-                1,
-                Invariant::TreePrecondition,
-            ),
-            (
-                "/dev/zero private: two mmaps that merge, exit",
-                1,
-                Invariant::TreePrecondition,
-            ),
-        ],
-    );
-}
-
-/// 004: the failing steps named: the erase in vma_prepare() and fork's insert_after.
-#[test]
-fn skip_anon_file_rmap_failing_steps() {
+fn skip_anon_file_rmap_leaves_freed_dev_zero_vmas_in_the_file_tree() {
     let p = load(SKIP_ANON);
-    let s = run_fails(
-        &p,
-        EMPTY,
-        &[
-            "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
-            "sys_munmap(mm#0, 1, 2)",
-        ],
-        1,
-        Invariant::TreePrecondition,
-    );
-    let step = &s.failure.violations[0].message;
-    assert!(step.starts_with("mapping_rmap_tree_remove"), "{step}");
-    let s = run_fails(
-        &p,
-        EMPTY,
-        &["sys_mmap(mm#0, file#1, 0, 4, 0, false)", "sys_fork(mm#0)"],
-        1,
-        Invariant::TreePrecondition,
-    );
-    let step = &s.failure.violations[0].message;
-    assert!(step.starts_with("mapping_rmap_tree_insert_after"), "{step}");
-    // munmap of the whole mapping skips it on both sides and is clean
-    let w = run_clean(
-        &p,
-        EMPTY,
-        &[
-            "sys_mmap(mm#0, file#1, 0, 4, 0, false)",
-            "sys_munmap(mm#0, 0, 4)",
-        ],
-    );
-    assert!(w.mappings[1].i_mmap.is_empty());
+    for unmap in [
+        "sys_munmap(mm#0, 0, 4)",
+        "sys_munmap(mm#0, 1, 2)",
+        "sys_exit(mm#0)",
+    ] {
+        let s = run_fails(
+            &p,
+            EMPTY,
+            &["sys_mmap(mm#0, file#1, 0, 4, 0, false)", unmap],
+            1,
+            Invariant::Membership,
+        );
+        let msg = &s.failure.violations[0].message;
+        assert!(
+            msg.contains("is freed but still in mapping#1's tree"),
+            "{unmap}: {msg}"
+        );
+    }
+    for other in ["sys_mprotect(mm#0, 1, 2, false)", "sys_fork(mm#0)"] {
+        let w = run_clean(
+            &p,
+            EMPTY,
+            &["sys_mmap(mm#0, file#1, 0, 4, 0, false)", other],
+        );
+        assert!(!w.mappings[1].i_mmap.is_empty(), "{other}");
+    }
 }
 
 /// A deterministic random sweep: sequences of callers-mode and contract-mode calls on a file
@@ -342,6 +311,7 @@ file = "f"
         }
     }
     assert!(applied > 5_000, "only {applied} calls applied");
-    // the findings of the other tests show up here too
-    assert!(failures[1] > 0 && failures[2] > 0, "{failures:?}");
+    // the 000/003 finding shows up here too (004's needs an unmap of private /dev/zero, which
+    // the dedicated test above makes)
+    assert!(failures[1] > 0, "{failures:?}");
 }

@@ -33,7 +33,7 @@ impl World {
                 || n.starts_with("flush_dcache_mmap_")
                 || n.starts_with("anon_vma_lock")
                 || n.starts_with("anon_vma_unlock")
-                || n.starts_with("mmap_") =>
+                || (n.starts_with("mmap_") && n != "mmap_action_complete") =>
             {
                 Some(self.lock_op(t, n, a))
             }

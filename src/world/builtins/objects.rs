@@ -31,6 +31,7 @@ impl World {
                 Value::Void
             }),
             "call_mmap" => self.call_mmap(name, a),
+            "mmap_action_complete" => self.mmap_action_complete(name, a),
             "vma_pages" | "vma_start_pgoff" | "vma_last_pgoff" => {
                 self.vma_arg(a[0], name).map(|v| {
                     let vma = &self.vmas[v as usize];
@@ -75,10 +76,28 @@ impl World {
             if shared {
                 return fault("call_mmap: shared /dev/zero (shmem_zero_setup) is not modelled");
             }
-            // mmap_zero(): a private mapping of /dev/zero is anonymous but keeps vm_file.
-            self.vmas[v as usize].has_vm_ops = false;
+            // v7.3-rc4's mmap_zero_prepare(): a private /dev/zero mapping gets the dummy vm_ops
+            // here, so it is not yet anonymous when __mmap_region links it into /dev/zero's
+            // i_mmap; mmap_action_complete() makes it anonymous (keeping vm_file) afterwards.
+            self.vmas[v as usize].has_vm_ops = true;
         } else {
             self.vmas[v as usize].has_vm_ops = true;
+        }
+        Ok(Value::Void)
+    }
+
+    /// `mmap_action_complete()` for a newly allocated VMA: the success hook of a private
+    /// /dev/zero mapping (`mmap_zero_private_success`) calls `vma_set_anonymous()`, after the
+    /// VMA was linked into the file tree. Nothing for other files.
+    fn mmap_action_complete(&mut self, name: &str, a: &[Value]) -> R<Value> {
+        let v = self.vma_arg(a[0], name)?;
+        let vma = &self.vmas[v as usize];
+        let private_zero = vma.vm_flags & VM_SHARED == 0
+            && vma
+                .vm_file
+                .is_some_and(|f| self.files.get(f as usize).is_some_and(|f| f.dev_zero));
+        if private_zero {
+            self.vmas[v as usize].has_vm_ops = false;
         }
         Ok(Value::Void)
     }
