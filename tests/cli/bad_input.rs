@@ -6,12 +6,8 @@ use rmapcheck::cmd::prove::ProveArgs;
 use rmapcheck::cmd::run::run;
 use std::path::PathBuf;
 
-fn tmp(name: &str, text: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rmapcheck-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+fn tmp(name: &str, text: &str) -> crate::scratch::ScratchFile {
+    crate::scratch::scratch_file("bad", name, text)
 }
 
 fn check_err(a: CheckArgs) -> String {
@@ -75,7 +71,7 @@ fn model_errors_are_file_line_col_with_a_caret() {
     assert!(e.contains("broken.rmap:1:"), "{e}");
     let p = tmp("broken2.rmap", "int f(void) {\n  return g(1);\n}\n");
     let e = check_err(CheckArgs {
-        models: vec![p],
+        models: vec![p.to_path_buf()],
         scope: Some("tiny".into()),
         ..Default::default()
     });
@@ -92,7 +88,7 @@ fn bad_proof_file_and_scenario() {
     assert_eq!(
         rmapcheck::cmd::prove::prove(
             &ProveArgs {
-                files: vec![p],
+                files: vec![p.to_path_buf()],
                 ..Default::default()
             },
             &mut out,
@@ -110,7 +106,7 @@ fn bad_proof_file_and_scenario() {
     assert_eq!(
         rmapcheck::cmd::prove::prove(
             &ProveArgs {
-                files: vec![p],
+                files: vec![p.to_path_buf()],
                 ..Default::default()
             },
             &mut out,
@@ -138,7 +134,7 @@ fn bad_proof_file_and_scenario() {
         let p = tmp(name, text);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let a = ProveArgs {
-            files: vec![p],
+            files: vec![p.to_path_buf()],
             ..Default::default()
         };
         assert_eq!(rmapcheck::cmd::prove::prove(&a, &mut out, &mut err), 2);
@@ -169,7 +165,7 @@ fn a_search_that_makes_no_call_is_an_error_not_holds() {
     for m in [&empty, &no_entries] {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let a = CheckArgs {
-            models: vec![m.clone()],
+            models: vec![m.to_path_buf().clone()],
             ..Default::default()
         };
         let rc = check(&a, &mut out, &mut err);

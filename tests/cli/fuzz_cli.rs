@@ -6,13 +6,10 @@ use rmapcheck::cmd::fuzz::{fuzz_decode, replay_crash};
 use rmapcheck::fuzzing::input::{encode, RawInput, VmaSeed, WorldSeed};
 use rmapcheck::fuzzing::AbstractOp;
 use rmapcheck::world::scenario::Scenario;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rmapcheck-fuzz-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::scratch(&format!("fuzz-cli-{name}"))
 }
 
 fn copy_dir(from: &Path, to: &Path) {

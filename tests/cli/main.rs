@@ -10,4 +10,7 @@ mod fuzz_cli;
 mod kdiff;
 mod layering;
 mod report;
+#[path = "../common/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
 mod trace_cli;

@@ -11,11 +11,8 @@ use std::path::{Path, PathBuf};
 
 const MUTANT: &str = "models/mutants/remove-vma-twice.rmap";
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rmapcheck-trace-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> crate::scratch::Scratch {
+    crate::scratch::scratch(&format!("trace-{name}"))
 }
 
 fn replay(
@@ -49,7 +46,7 @@ fn trace_dir_replay_and_minimise() {
     let dir = tmp("replay");
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let rc = check(
-        &args(TraceFormat::Text, Some(dir.clone())),
+        &args(TraceFormat::Text, Some(dir.to_path_buf())),
         &mut out,
         &mut err,
     );

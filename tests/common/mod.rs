@@ -204,10 +204,7 @@ pub fn load(text: &str) -> Program {
     }
 }
 
-/// A fresh scratch directory for model files.
-pub fn scratch_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("rmapcheck-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh scratch directory for model files, removed when the guard is dropped.
+pub fn scratch_dir(tag: &str) -> crate::scratch::Scratch {
+    crate::scratch::scratch(tag)
 }

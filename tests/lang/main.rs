@@ -9,3 +9,6 @@ mod lang_diagnostics;
 mod lang_exec;
 mod lang_fuzz;
 mod lang_roundtrip;
+#[path = "../common/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
