@@ -169,6 +169,17 @@ enum Cmd {
         #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
         base: PathBuf,
     },
+    /// Compare the kernel functions the model's functions stand for (their `// kernel: FILE
+    /// FUNCTION` lines) with a kernel source tree: in place, moved, or gone. Exit status: 0 no
+    /// drift, 1 drift, 2 bad input.
+    Drift {
+        /// The model (a file, or a directory holding one model).
+        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        model: PathBuf,
+        /// The kernel source tree (its top directory).
+        #[arg(long)]
+        kernel: PathBuf,
+    },
     /// Scaffold a patch model DIR/NAME.rmap (header template, the baseline's include and a copy
     /// of vma_complete() to edit) and its proof file PROOFS/patch-NAME.toml. Exit status: 0
     /// written, 2 bad name, a file exists or bad base model.
@@ -418,6 +429,11 @@ fn main() {
                 scenario,
                 procs,
             },
+            &mut std::io::stdout(),
+            &mut std::io::stderr(),
+        ),
+        Cmd::Drift { model, kernel } => rmapcheck::cmd::drift::drift(
+            &rmapcheck::cmd::drift::DriftArgs { model, kernel },
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod compare;
 pub mod diff;
+pub mod drift;
 pub mod formats;
 pub mod fuzz;
 pub mod interleave;

@@ -6,6 +6,7 @@
 mod bad_input;
 mod cli_output;
 mod diffnew;
+mod drift;
 mod fuzz_cli;
 mod kdiff;
 mod layering;

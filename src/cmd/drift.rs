@@ -1,0 +1,216 @@
+//! `rmapcheck drift [MODEL] --kernel DIR`: the model's functions against a kernel source tree.
+//! Each model function names the kernel function it stands for (`// kernel: FILE FUNCTION`
+//! above it); for each, the report says whether FILE in the tree still defines FUNCTION (and at
+//! which line), whether the definition moved to another file, or whether the tree no longer
+//! defines it at all. The tree's release comes from its top Makefile. Exit status: 0 no drift,
+//! 1 drift (a function moved or gone), 2 bad input.
+//!
+//! A definition is recognised textually: a line that starts in column 0, names FUNCTION
+//! followed by `(`, and does not end in `;` (a declaration) — the form the kernel's style
+//! gives function definitions and static inlines. Macro-generated functions (for example the
+//! interval tree's) are not found this way and are reported as gone; the report says so.
+
+use super::load_model;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Options of `rmapcheck drift`.
+#[derive(Clone, Debug)]
+pub struct DriftArgs {
+    pub model: PathBuf,
+    pub kernel: PathBuf,
+}
+
+/// Where a kernel function is now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Defined in the file the model names, at this line.
+    Same(usize),
+    /// Not there, but defined in another file of the tree (path relative to the tree, line).
+    Moved(String, usize),
+    /// Defined nowhere the search looks.
+    Gone,
+}
+
+/// The 1-based line of a definition of `func` in `text`, if any.
+pub fn definition_line(text: &str, func: &str) -> Option<usize> {
+    let pat = format!("{func}(");
+    text.lines().enumerate().find_map(|(i, l)| {
+        let starts_col0 = l.chars().next().is_some_and(|c| !c.is_whitespace());
+        let names = l.match_indices(&pat).any(|(at, _)| {
+            at == 0
+                || !l[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        let decl = l.trim_end().ends_with(';');
+        let comment = l.starts_with("/*") || l.starts_with(" *") || l.starts_with("//");
+        (starts_col0 && names && !decl && !comment && !l.starts_with('#')).then_some(i + 1)
+    })
+}
+
+/// Every C source and header under `dir` (relative paths, sorted), skipping hidden folders.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                todo.push(p);
+            } else if name.ends_with(".c") || name.ends_with(".h") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The tree's release from its top Makefile (`VERSION.PATCHLEVEL.SUBLEVEL EXTRAVERSION`).
+pub fn release(dir: &Path) -> Option<String> {
+    let mk = std::fs::read_to_string(dir.join("Makefile")).ok()?;
+    let field = |k: &str| {
+        mk.lines()
+            .find_map(|l| l.strip_prefix(k).map(|r| r.trim_start()))
+            .and_then(|r| r.strip_prefix('='))
+            .map(|v| v.trim().to_string())
+    };
+    let (v, p) = (field("VERSION")?, field("PATCHLEVEL")?);
+    let s = field("SUBLEVEL").unwrap_or_default();
+    let e = field("EXTRAVERSION").unwrap_or_default();
+    Some(format!("{v}.{p}.{s}{e}"))
+}
+
+/// Where each kernel function of `refs` (model function -> (file, function)) is in `dir`.
+pub fn locate(dir: &Path, refs: &BTreeMap<String, (String, String)>) -> BTreeMap<String, Place> {
+    let mut texts: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+    let mut read = |p: &Path| {
+        texts
+            .entry(p.to_path_buf())
+            .or_insert_with(|| std::fs::read_to_string(p).ok())
+            .clone()
+    };
+    let mut all: Option<Vec<PathBuf>> = None;
+    let mut out = BTreeMap::new();
+    for (model_fn, (file, func)) in refs {
+        if let Some(l) = read(&dir.join(file)).and_then(|t| definition_line(&t, func)) {
+            out.insert(model_fn.clone(), Place::Same(l));
+            continue;
+        }
+        let files = all.get_or_insert_with(|| sources(dir));
+        let moved = files.iter().find_map(|p| {
+            let t = std::fs::read_to_string(p).ok()?;
+            let l = definition_line(&t, func)?;
+            let rel = p.strip_prefix(dir).unwrap_or(p).display().to_string();
+            Some((rel, l))
+        });
+        out.insert(
+            model_fn.clone(),
+            match moved {
+                Some((f, l)) => Place::Moved(f, l),
+                None => Place::Gone,
+            },
+        );
+    }
+    out
+}
+
+pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if !a.kernel.is_dir() {
+        let _ = writeln!(
+            err,
+            "rmapcheck drift: --kernel {}: not a directory (give a kernel source tree)",
+            a.kernel.display()
+        );
+        return 2;
+    }
+    let prog = match load_model(&a.model) {
+        Ok(p) => p,
+        Err(d) => {
+            let _ = write!(err, "{d}");
+            return 2;
+        }
+    };
+    let mut refs = BTreeMap::new();
+    let mut helpers = 0;
+    let mut unannotated = Vec::new();
+    for f in prog.function_names() {
+        match prog.kernel_ref(f) {
+            Some(k) if k.starts_with("none") => helpers += 1,
+            Some(k) => {
+                let mut w = k.split_whitespace();
+                if let (Some(file), Some(func)) = (w.next(), w.next()) {
+                    refs.insert(f.to_string(), (file.to_string(), func.to_string()));
+                }
+            }
+            None => unannotated.push(f.to_string()),
+        }
+    }
+    let _ = writeln!(
+        out,
+        "drift of {} against {} (release {})",
+        a.model.display(),
+        a.kernel.display(),
+        release(&a.kernel).unwrap_or_else(|| "unknown: no Makefile".into())
+    );
+    let places = locate(&a.kernel, &refs);
+    let (mut same, mut moved, mut gone) = (0, 0, 0);
+    for (model_fn, (file, func)) in &refs {
+        let line = match &places[model_fn] {
+            Place::Same(l) => {
+                same += 1;
+                format!("ok     {model_fn:<34} {file}:{l} {func}")
+            }
+            Place::Moved(f, l) => {
+                moved += 1;
+                format!("MOVED  {model_fn:<34} {file} -> {f}:{l} {func}")
+            }
+            Place::Gone => {
+                gone += 1;
+                format!("GONE   {model_fn:<34} {file} {func}: no definition found")
+            }
+        };
+        let _ = writeln!(out, "{line}");
+    }
+    for f in &unannotated {
+        let _ = writeln!(out, "NOREF  {f:<34} (no // kernel: line)");
+    }
+    let _ = writeln!(
+        out,
+        "{same} in place, {moved} moved, {gone} gone, {helpers} model helpers, {} without a \
+         kernel line (macro-generated kernel functions are not recognised and count as gone)",
+        unannotated.len()
+    );
+    if moved + gone + unannotated.len() > 0 {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_not_calls_or_declarations() {
+        let c = "static void vma_complete(struct vma_prepare *vp);\n\
+                 \tvma_complete(&vp);\n\
+                 static void vma_complete(struct vma_prepare *vp,\n\
+                 \t\t\t struct mm_struct *mm)\n{\n}\n\
+                 void __vma_complete(void)\n{\n}\n";
+        assert_eq!(definition_line(c, "vma_complete"), Some(3));
+        assert_eq!(definition_line(c, "__vma_complete"), Some(7));
+        assert_eq!(definition_line(c, "complete"), None);
+    }
+}
