@@ -111,7 +111,7 @@ pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
         String::new()
     };
     format!(
-        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, peak RSS {} MiB, \
+        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, process peak RSS {} MiB, \
          p(fingerprint collision) {:.1e}",
         model.display(),
         st.states,
