@@ -260,13 +260,7 @@ impl Run<'_> {
     }
 
     fn worsen(&mut self, s: i32) {
-        // 2 (errors) wins over 1 (a counterexample), which wins over 3 (incomplete)
-        self.status = match (self.status, s) {
-            (2, _) | (_, 2) => 2,
-            (1, _) | (_, 1) => 1,
-            (3, _) | (_, 3) => 3,
-            _ => 0,
-        };
+        self.status = formats::worse_status(self.status, s);
     }
 
     fn not_run(&mut self, m: &Path) {

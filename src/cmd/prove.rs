@@ -50,14 +50,7 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let text_out = a.format == TraceFormat::Text;
     let mut status = 0;
     let mut cases = Vec::new();
-    let worsen = |status: &mut i32, s: i32| {
-        *status = match (*status, s) {
-            (2, _) | (_, 2) => 2,
-            (1, _) | (_, 1) => 1,
-            (3, _) | (_, 3) => 3,
-            _ => 0,
-        }
-    };
+    let worsen = |status: &mut i32, s: i32| *status = formats::worse_status(*status, s);
     for f in &a.files {
         let parsed = std::fs::read_to_string(f)
             .map_err(|e| format!("{}: cannot read the proof file: {e}", f.display()))

@@ -110,7 +110,12 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         if init.is_empty() { "(empty)" } else { &init },
     );
 
-    let kernel = super::calls::kernel_forms(prog, &t.initial, &t.calls);
+    // the trace's own kernel forms when it has them (written by replay_build), else re-derived
+    let kernel = if t.calls_kernel.len() == t.calls.len() {
+        t.calls_kernel.clone()
+    } else {
+        super::calls::kernel_forms(prog, &t.initial, &t.calls)
+    };
     let mut calls = String::new();
     for (i, c) in t.calls.iter().enumerate() {
         let mark = if i + 1 == t.calls.len() {
