@@ -71,6 +71,20 @@ pub fn expand_model_args(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// Model files under `root` that can be checked: `*.rmap` files in its subdirectories, except
 /// `lib/` folders (parts meant to be included). `mutants` includes `models/mutants/`.
 pub fn discover_models(root: &Path, mutants: bool) -> Vec<std::path::PathBuf> {
+    files_under(
+        root,
+        |dir| dir != "lib" && (mutants || dir != "mutants"),
+        |file| file.ends_with(".rmap"),
+    )
+}
+
+/// The files under `root` whose names `keep` accepts, sorted, descending only into folders whose
+/// names `descend` accepts. Unreadable folders are skipped.
+pub fn files_under(
+    root: &Path,
+    descend: impl Fn(&str) -> bool,
+    keep: impl Fn(&str) -> bool,
+) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(d) = dirs.pop() {
@@ -81,10 +95,10 @@ pub fn discover_models(root: &Path, mutants: bool) -> Vec<std::path::PathBuf> {
             let p = e.path();
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if p.is_dir() {
-                if name != "lib" && (mutants || name != "mutants") {
+                if descend(name) {
                     dirs.push(p);
                 }
-            } else if name.ends_with(".rmap") {
+            } else if keep(name) {
                 out.push(p);
             }
         }

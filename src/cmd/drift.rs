@@ -51,29 +51,13 @@ pub fn definition_line(text: &str, func: &str) -> Option<usize> {
     })
 }
 
-/// Every C source and header under `dir` (relative paths, sorted), skipping hidden folders.
+/// Every C source and header under `dir` (sorted), skipping hidden folders and files.
 fn sources(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                todo.push(p);
-            } else if name.ends_with(".c") || name.ends_with(".h") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::models::files_under(
+        dir,
+        |d| !d.starts_with('.'),
+        |f| !f.starts_with('.') && (f.ends_with(".c") || f.ends_with(".h")),
+    )
 }
 
 /// The tree's release from its top Makefile (`VERSION.PATCHLEVEL.SUBLEVEL EXTRAVERSION`).
