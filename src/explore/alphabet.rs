@@ -200,21 +200,9 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                         push("contract_split", vec![mmv, vv, int(a), int(nb)]);
                     }
                 }
-                for a in v.start + 1..v.end {
-                    // keep [start, a) or [a, end), with the kept pgoff or another one
-                    for (s, e, natural) in
-                        [(v.start, a, v.pgoff), (a, v.end, v.pgoff + (a - v.start))]
-                    {
-                        let mut pgs = vec![v.pgoff];
-                        pgs.push(if natural != v.pgoff {
-                            natural
-                        } else {
-                            v.pgoff + 1
-                        });
-                        for pg in pgs {
-                            push("contract_shrink", vec![mmv, vv, int(s), int(e), int(pg)]);
-                        }
-                    }
+                for e in v.start + 1..v.end {
+                    // v7.3-rc4's vma_shrink() gives up the tail only, keeping start and pgoff
+                    push("contract_shrink", vec![mmv, vv, int(e)]);
                 }
                 if let Some(n) = vs.get(i + 1).filter(|n| v.mergeable(n)) {
                     for end in v.start + 1..v.end {

@@ -33,8 +33,8 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
     let at = list.iter().position(|&y| y == v)?;
     match call.func.as_str() {
         "contract_shrink" => {
-            let (s, e, pg) = (int(2)?, int(3)?, int(4)?);
-            Some((vec![(v, s, e, pg)], x.vm_start, x.vm_end))
+            let e = int(2)?;
+            Some((vec![(v, x.vm_start, e, x.vm_pgoff)], x.vm_start, x.vm_end))
         }
         "contract_adjust_next" => {
             let (e, pg) = (int(2)?, int(3)?);

@@ -288,9 +288,7 @@ fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
         ContractShrink {
             mm: m,
             vma: vi,
-            keep_low,
             keep,
-            pgoff,
         } if contract => {
             let m = pick(&mms, m)?;
             let (v, _, _) = pick_vma(w, m, vi)?;
@@ -298,23 +296,9 @@ fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
             if x.pages() < 2 {
                 return None;
             }
+            // v7.3-rc4's vma_shrink() keeps [vm_start, vm_start + k) and gives up the tail
             let k = 1 + u64::from(keep) % (x.pages() - 1);
-            let (s, e) = if keep_low {
-                (x.vm_start, x.vm_start + k)
-            } else {
-                (x.vm_end - k, x.vm_end)
-            };
-            // today's caller keeps the pgoff; 1/3 of the time keep the pages' own pgoff instead
-            let natural = if pgoff % 3 == 1 {
-                x.vm_pgoff + (s - x.vm_start)
-            } else {
-                x.vm_pgoff
-            };
-            let pg = contract_pgoff(natural, pgoff);
-            call(
-                "contract_shrink",
-                vec![mm(m), vma(v), int(s), int(e), int(pg)],
-            )
+            call("contract_shrink", vec![mm(m), vma(v), int(x.vm_start + k)])
         }
         ContractAdjustNext {
             mm: m,
@@ -511,13 +495,11 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
         }
         "contract_shrink" => {
             let v = own_vma(1)?;
-            let (s, e) = (arg_int(c, 2)?, arg_int(c, 3)?);
+            let e = arg_int(c, 2)?;
             let x = &w.vmas[v as usize];
-            let one_end = (s == x.vm_start) != (e == x.vm_end);
-            if !one_end || s < x.vm_start || e > x.vm_end || s >= e {
-                return bad("not a proper sub-range touching exactly one end");
+            if e <= x.vm_start || e >= x.vm_end {
+                return bad("the new end is not strictly inside the VMA");
             }
-            arg_int(c, 4)?;
             Ok(())
         }
         "contract_adjust_next" | "contract_adjust_middle" => {

@@ -67,9 +67,7 @@ pub enum AbstractOp {
     ContractShrink {
         mm: u8,
         vma: u8,
-        keep_low: bool,
         keep: u8,
-        pgoff: u8,
     },
     ContractAdjustNext {
         mm: u8,
@@ -299,13 +297,7 @@ impl AbstractOp {
                 at,
                 new_below,
             } => (9, vec![*mm, *vma, *at, b(new_below)]),
-            ContractShrink {
-                mm,
-                vma,
-                keep_low,
-                keep,
-                pgoff,
-            } => (10, vec![*mm, *vma, b(keep_low), *keep, *pgoff]),
+            ContractShrink { mm, vma, keep } => (10, vec![*mm, *vma, *keep]),
             ContractAdjustNext { mm, vma, at, pgoff } => (11, vec![*mm, *vma, *at, *pgoff]),
             ContractAdjustMiddle { mm, vma, at, pgoff } => (12, vec![*mm, *vma, *at, *pgoff]),
         };

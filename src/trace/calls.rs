@@ -126,12 +126,7 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
                 "new above"
             }
         ),
-        "contract_shrink" if arity(5) => format!(
-            "vma_shrink({}, to {}, pgoff {})",
-            vma(c, 1, w),
-            range(c, 2, 3),
-            n(c, 4)
-        ),
+        "contract_shrink" if arity(3) => format!("vma_shrink({}, end {})", vma(c, 1, w), n(c, 2)),
         "contract_adjust_next" if arity(4) => format!(
             "commit_merge: {} ends at {} (pgoff {}), next starts there",
             vma(c, 1, w),

@@ -48,15 +48,7 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
                 new_below,
             }
         }),
-        (b, b, any::<bool>(), b, b).prop_map(|(mm, vma, keep_low, keep, pgoff)| {
-            AbstractOp::ContractShrink {
-                mm,
-                vma,
-                keep_low,
-                keep,
-                pgoff,
-            }
-        }),
+        (b, b, b).prop_map(|(mm, vma, keep)| AbstractOp::ContractShrink { mm, vma, keep }),
         (b, b, b, b).prop_map(|(mm, vma, at, pgoff)| AbstractOp::ContractAdjustNext {
             mm,
             vma,

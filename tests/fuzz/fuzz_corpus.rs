@@ -228,9 +228,7 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
                     ContractShrink {
                         mm: 0,
                         vma: 0,
-                        keep_low: false,
                         keep: 0,
-                        pgoff: 0,
                     },
                 ],
             ),

@@ -472,14 +472,19 @@ pub fn extra_scenarios() -> Vec<(&'static str, &'static str, Vec<&'static str>)>
             ],
         ),
         (
-            "contract: vma_shrink keeping the pgoff",
+            "contract: vma_shrink gives up the tail",
             TWO_MMS,
-            vec!["contract_shrink(mm#0, vma#0, 0, 5, 100)"],
+            vec!["contract_shrink(mm#0, vma#0, 5)"],
         ),
         (
-            "contract: vma_shrink with a new pgoff",
-            TWO_MMS,
-            vec!["contract_shrink(mm#0, vma#0, 0, 5, 130)"],
+            "contract: adjust_middle_start between pgoff-disjoint neighbours",
+            EMPTY,
+            vec![
+                "sys_mmap(mm#0, file#0, 0, 1, 0, false)",
+                "sys_mmap(mm#0, file#0, 1, 2, 5, false)",
+                "sys_mmap(mm#0, file#0, 2, 4, 2, false)",
+                "contract_adjust_middle(mm#0, vma#2, 3, 5)",
+            ],
         ),
         (
             "contract: adjust_next_start keeping middle's pgoff",
