@@ -58,10 +58,16 @@ fn walk(w: &World, f: Folio) -> Result<Vec<u32>, String> {
     }
 }
 
-/// `vma_address()`: where `v` maps page `index`, if inside it.
-fn vma_address(w: &World, v: u32, index: u64) -> Option<u64> {
+/// `vma_address()`: where `v` maps page `index` of folio `f`, if inside it. A file folio's
+/// index is a file page offset; an anonymous folio's is an anonymous page offset
+/// (`vma_anon_address()`, v7.3-rc4).
+fn vma_address(w: &World, v: u32, f: Folio, index: u64) -> Option<u64> {
     let x = &w.vmas[v as usize];
-    let a = x.vm_start.checked_add(index.checked_sub(x.vm_pgoff)?)?;
+    let base = match f {
+        Folio::File { .. } => x.vm_pgoff,
+        Folio::Anon(_) => x.vm_anon_pgoff,
+    };
+    let a = x.vm_start.checked_add(index.checked_sub(base)?)?;
     (a < x.vm_end).then_some(a)
 }
 
@@ -86,7 +92,7 @@ fn found_text(w: &World, f: Folio, found: &[u32]) -> String {
         .map(|&v| {
             let x = &w.vmas[v as usize];
             let mm = x.vm_mm.map_or("no mm".to_string(), |m| format!("mm#{m}"));
-            match vma_address(w, v, index) {
+            match vma_address(w, v, f, index) {
                 Some(a) => format!("vma#{v} ({mm}, address {a})"),
                 None => format!("vma#{v} ({mm}, outside)"),
             }
@@ -137,7 +143,7 @@ fn missed_ptes(w: &World, f: Folio, ptes: &[(u32, u64)], found: &[u32]) -> Vec<V
     let mut out = Vec::new();
     for &(mm, addr) in ptes {
         let hit = found.iter().any(|&v| {
-            w.vmas[v as usize].vm_mm == Some(mm) && vma_address(w, v, index) == Some(addr)
+            w.vmas[v as usize].vm_mm == Some(mm) && vma_address(w, v, f, index) == Some(addr)
         });
         if hit {
             continue;
@@ -181,7 +187,7 @@ fn inexact(w: &World, f: Folio, found: &[u32]) -> Vec<Violation> {
             bad(v, "a second time (two links to one tree)".into());
         } else if !vma_live(w, v) {
             bad(v, "which is no longer a VMA of a live mm".into());
-        } else if vma_address(w, v, index).is_none() {
+        } else if vma_address(w, v, f, index).is_none() {
             bad(v, format!("which does not map index {index}"));
         } else {
             match f {
@@ -386,7 +392,11 @@ pub fn check_pgoff_arithmetic(w: &World) -> Vec<Violation> {
                 None => Some(format!("no VMA of mm#{m} covers address {addr}")),
                 Some(v) => {
                     let x = &w.vmas[v as usize];
-                    let lin = linear_page_index(x.vm_start, x.vm_pgoff, addr);
+                    let base = match f {
+                        Folio::File { .. } => x.vm_pgoff,
+                        Folio::Anon(_) => x.vm_anon_pgoff,
+                    };
+                    let lin = linear_page_index(x.vm_start, base, addr);
                     match f {
                         Folio::File { mapping, .. } if w.vma_mapping(v) != Some(mapping) => {
                             Some(format!("{} maps another file there", w.describe_vma(v)))

@@ -8,16 +8,25 @@ use crate::tree::{interval, TreeObs};
 use crate::world::{AnonKeys, FileKeys, World};
 use std::collections::BTreeSet;
 
-fn covers(w: &World, v: u32, p: u64) -> bool {
+/// Whether VMA `v` maps page offset `p`: its file pgoff range for a file walk, its anonymous
+/// pgoff range (the anon tree's key, v7.3-rc4) for an anon walk.
+fn covers(w: &World, v: u32, p: u64, anon: bool) -> bool {
     let vma = &w.vmas[v as usize];
-    vma.start_pgoff() <= p && p <= vma.last_pgoff()
+    if anon {
+        vma.start_anon_pgoff() <= p && p <= vma.last_anon_pgoff()
+    } else {
+        vma.start_pgoff() <= p && p <= vma.last_pgoff()
+    }
 }
 
-/// The largest pgoff any live VMA maps, plus one.
+/// The largest pgoff (file or anonymous) any live VMA maps, plus one.
 fn pgoff_bound(w: &World) -> u64 {
     (0..w.vmas.len() as u32)
         .filter(|&v| vma_live(w, v))
-        .map(|v| w.vmas[v as usize].last_pgoff() + 1)
+        .map(|v| {
+            let x = &w.vmas[v as usize];
+            x.last_pgoff().max(x.last_anon_pgoff()) + 1
+        })
         .max()
         .unwrap_or(0)
 }
@@ -34,7 +43,7 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
                 .collect();
             let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
                 .filter(|&v| vma_live(w, v) && w.vma_mapping(v) == Some(m as u32))
-                .filter(|&v| covers(w, v, p))
+                .filter(|&v| covers(w, v, p, false))
                 // an anonymous VMA with a file may be in the tree or not (see membership)
                 .filter(|&v| !w.vmas[v as usize].is_anonymous() || found.contains(&v))
                 .collect();
@@ -65,7 +74,7 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
                 .filter_map(|c| w.avcs[c as usize].vma)
                 .collect();
             let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
-                .filter(|&v| vma_live(w, v) && covers(w, v, p))
+                .filter(|&v| vma_live(w, v) && covers(w, v, p, true))
                 .filter(|&v| {
                     w.vmas[v as usize]
                         .anon_vma_chain

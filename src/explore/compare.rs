@@ -26,14 +26,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 /// One VMA as compared: (start, end, pgoff, file, flags, has anon_vma).
-pub type VmaShape = (u64, u64, u64, Option<u32>, i64, bool);
+pub type VmaShape = (u64, u64, u64, u64, Option<u32>, i64, bool);
 /// A VMA named by (mm, start), stable across models where ids may differ.
 pub type VmaName = (u32, u64);
 
 /// What a reviewer compares after each call: each mm's layout and every walker answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Observation {
-    /// Per mm: (start, end, pgoff, file, flags, has anon_vma).
+    /// Per mm: (start, end, pgoff, anon pgoff, file, flags, has anon_vma).
     pub layout: Vec<Vec<VmaShape>>,
     /// File walks: (mapping, pgoff) -> VMAs found, named (mm, start).
     pub file_walks: BTreeMap<(u32, u64), BTreeSet<VmaName>>,
@@ -59,6 +59,7 @@ pub fn observe(w: &World) -> Observation {
                         x.vm_start,
                         x.vm_end,
                         x.vm_pgoff,
+                        x.vm_anon_pgoff,
                         x.vm_file,
                         x.vm_flags,
                         x.anon_vma.is_some(),
@@ -73,6 +74,7 @@ pub fn observe(w: &World) -> Observation {
     let bound = live
         .iter()
         .map(|&v| w.vmas[v as usize].last_pgoff() + 1)
+        // the file walks only: anon walks below go over each VMA's anonymous pgoffs
         .max()
         .unwrap_or(0);
     let fk = FileKeys { vmas: &w.vmas };
@@ -101,7 +103,7 @@ pub fn observe(w: &World) -> Observation {
             let Some(a) = w.avcs[c as usize].anon_vma else {
                 continue;
             };
-            for p in x.start_pgoff()..=x.last_pgoff() {
+            for p in x.start_anon_pgoff()..=x.last_anon_pgoff() {
                 let found: BTreeSet<(u32, u64)> = interval::query(
                     &w.anon_vmas[a as usize].rb_root,
                     &ak,

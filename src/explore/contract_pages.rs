@@ -13,10 +13,23 @@ use crate::world::pages::linear_page_index;
 use crate::world::scenario::Call;
 use crate::world::{Folio, World};
 
-/// A VMA's range and pgoff after the call: `(vma, start, end, pgoff)`.
-type NewRange = (u32, u64, u64, u64);
+/// A VMA's range and page offsets after the call: `(vma, start, end, pgoff, anon_pgoff)`.
+type NewRange = (u32, u64, u64, u64, u64);
 
-/// The layout a contract call leaves: `(vma, start, end, pgoff)` for each VMA it changes, and
+/// `vma`'s anonymous pgoff once a contract call gives it pgoff `pg` at the same start: it
+/// follows `pg` for a VMA with no file and stays for a file VMA (private /dev/zero too) (the contract entry points' rule,
+/// models/v7.3-rc4/lib/contract.rmap).
+fn anon_for(w: &World, vma: u32, pg: u64) -> Option<u64> {
+    let x = &w.vmas[vma as usize];
+    Some(if x.vm_file.is_none() {
+        pg
+    } else {
+        x.vm_anon_pgoff
+    })
+}
+
+/// The layout a contract call leaves: `(vma, start, end, pgoff, anon_pgoff)` for each VMA it
+/// changes, and
 /// the address range whose ptes it affects. `None` for a call that is not a contract call
 /// that changes a layout (and so has no page-level precondition).
 fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
@@ -34,15 +47,24 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
     match call.func.as_str() {
         "contract_shrink" => {
             let e = int(2)?;
-            Some((vec![(v, x.vm_start, e, x.vm_pgoff)], x.vm_start, x.vm_end))
+            Some((
+                vec![(v, x.vm_start, e, x.vm_pgoff, x.vm_anon_pgoff)],
+                x.vm_start,
+                x.vm_end,
+            ))
         }
         "contract_adjust_next" => {
             let (e, pg) = (int(2)?, int(3)?);
             let n = *list.get(at + 1)?;
             let y = &w.vmas[n as usize];
-            let npg = y.vm_pgoff.checked_sub(y.vm_start.checked_sub(e)?)?;
+            let delta = y.vm_start.checked_sub(e)?;
+            let npg = y.vm_pgoff.checked_sub(delta)?;
+            let nanon = y.vm_anon_pgoff.checked_sub(delta)?;
             Some((
-                vec![(v, x.vm_start, e, pg), (n, e, y.vm_end, npg)],
+                vec![
+                    (v, x.vm_start, e, pg, anon_for(w, v, pg)?),
+                    (n, e, y.vm_end, npg, nanon),
+                ],
                 x.vm_start,
                 y.vm_end,
             ))
@@ -51,9 +73,12 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
             let (e, pg) = (int(2)?, int(3)?);
             let p = *list.get(at.checked_sub(1)?)?;
             let y = &w.vmas[p as usize];
-            let mpg = x.vm_pgoff + e.checked_sub(x.vm_start)?;
+            let delta = e.checked_sub(x.vm_start)?;
             Some((
-                vec![(p, y.vm_start, e, pg), (v, e, x.vm_end, mpg)],
+                vec![
+                    (p, y.vm_start, e, pg, anon_for(w, p, pg)?),
+                    (v, e, x.vm_end, x.vm_pgoff + delta, x.vm_anon_pgoff + delta),
+                ],
                 y.vm_start,
                 x.vm_end,
             ))
@@ -72,10 +97,15 @@ pub fn contract_keeps_pages(w: &World, call: &Call) -> bool {
         return true;
     };
     w.mms[mm as usize].ptes.range(lo..hi).all(|(&a, &f)| {
-        let Some(&(v, s, _, pg)) = layout.iter().find(|&&(_, s, e, _)| s <= a && a < e) else {
+        let Some(&(v, s, _, pg, anon)) = layout.iter().find(|&&(_, s, e, _, _)| s <= a && a < e)
+        else {
             return false;
         };
-        if linear_page_index(s, pg, a) != w.folio_index(f) {
+        let base = match f {
+            Folio::File { .. } => pg,
+            Folio::Anon(_) => anon,
+        };
+        if linear_page_index(s, base, a) != w.folio_index(f) {
             return false;
         }
         match f {

@@ -75,7 +75,7 @@ pub const OBSERVED: [Class; 7] = [
 /// field, which never reaches the world). A kernel field this table does not know is `All`.
 fn field_class(f: &str) -> Option<Class> {
     Some(match f {
-        "vm_start" | "vm_end" | "vm_pgoff" => Class::Bounds,
+        "vm_start" | "vm_end" | "vm_pgoff" | "vm_anon_pgoff" => Class::Bounds,
         "vm_flags" => Class::VmFlags,
         "vm_file" | "vm_mm" => Class::VmaLinks,
         "anon_vma" | "vma" => Class::AnonChain,
@@ -169,7 +169,11 @@ pub fn builtin_footprint(name: &str) -> Footprint {
         }
         "vma_is_anonymous" => vec![(VmaLinks, Read)],
         "vma_set_anonymous" | "call_mmap" => vec![(VmaLinks, Write), (VmFlags, Read)],
-        "vma_pages" | "vma_start_pgoff" | "vma_last_pgoff" => vec![(Bounds, Read)],
+        "vma_pages"
+        | "vma_start_pgoff"
+        | "vma_last_pgoff"
+        | "vma_start_anon_pgoff"
+        | "vma_last_anon_pgoff" => vec![(Bounds, Read)],
         "anon_vma_chain_is_singular" => vec![(AnonChain, Read)],
         "anon_vma_chain_list_add" | "anon_vma_chain_list_del" => vec![(AnonChain, Write)],
         "rmap_walk_file_begin" | "rmap_walk_anon_begin" | "rmap_walk_found" | "rmap_walk_end" => {

@@ -62,7 +62,10 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
                 .filter(|&c| tree.contains(c))
                 .filter_map(|c| w.avcs[c as usize].vma)
                 .filter(|&v| live(v as usize))
-                .flat_map(|v| w.vmas[v as usize].start_pgoff()..=w.vmas[v as usize].last_pgoff())
+                .flat_map(|v| {
+                    let x = &w.vmas[v as usize];
+                    x.start_anon_pgoff()..=x.last_anon_pgoff()
+                })
                 .collect();
             for p in pgoffs {
                 push(

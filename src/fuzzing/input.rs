@@ -223,6 +223,7 @@ impl WorldSeed {
                 start,
                 end,
                 pgoff,
+                anon_pgoff: None,
                 file: file.map(|f| f.name),
                 shared,
                 writable: seed.writable,

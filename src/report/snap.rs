@@ -97,6 +97,13 @@ fn vma_keys(w: &World, v: u32) -> (u64, u64) {
         .map_or((0, 0), |v| (v.start_pgoff(), v.last_pgoff()))
 }
 
+/// The anonymous pgoff range of VMA `v` (the anon tree's key), or 0..0 when there is none.
+fn anon_keys(w: &World, v: u32) -> (u64, u64) {
+    w.vmas
+        .get(v as usize)
+        .map_or((0, 0), |v| (v.start_anon_pgoff(), v.last_anon_pgoff()))
+}
+
 /// The file tree `i_mmap` of mapping `m`; `None` when the world has no such mapping.
 pub fn file_tree(w: &World, m: usize) -> Option<TreeSnap> {
     let a = w.mappings.get(m)?;
@@ -111,7 +118,7 @@ pub fn anon_tree(w: &World, i: usize) -> Option<TreeSnap> {
     let a = w.anon_vmas.get(i).filter(|a| !a.freed)?;
     Some(capture(&a.rb_root, &|n| match w.avcs.get(n as usize) {
         Some(avc) => {
-            let (start, last) = avc.vma.map_or((0, 0), |v| vma_keys(w, v));
+            let (start, last) = avc.vma.map_or((0, 0), |v| anon_keys(w, v));
             let vma = avc.vma.map_or("no vma".to_string(), |v| format!("vma#{v}"));
             let note = format!("cached [{}..{}]", avc.cached_vma_start, avc.cached_vma_last);
             (format!("avc#{n} {vma}"), start, last, note)

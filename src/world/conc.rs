@@ -105,9 +105,20 @@ impl World {
             .is_some_and(|mm| mm.vmas.values().any(|&(_, x)| x == v))
     }
 
-    fn vma_covers(&self, v: u32, p: u64) -> bool {
+    /// The page offset of `v` a walk of `target` compares with: the file pgoff for a file walk,
+    /// the anonymous pgoff (the anon tree's key, v7.3-rc4) for an anon walk.
+    fn walk_base(&self, v: u32, target: WalkTarget) -> u64 {
         let x = &self.vmas[v as usize];
-        x.vm_start < x.vm_end && x.start_pgoff() <= p && p <= x.last_pgoff()
+        match target {
+            WalkTarget::File(_) => x.vm_pgoff,
+            WalkTarget::Anon(_) => x.vm_anon_pgoff,
+        }
+    }
+
+    fn vma_covers(&self, v: u32, target: WalkTarget, p: u64) -> bool {
+        let x = &self.vmas[v as usize];
+        let base = self.walk_base(v, target);
+        x.vm_start < x.vm_end && base <= p && p < base + x.pages()
     }
 
     /// The VMAs that map `pgoff` of `target` now (see the module documentation).
@@ -118,7 +129,7 @@ impl World {
                 if x.freed || x.detached || x.zapped || !self.in_mm_list(v) {
                     return false;
                 }
-                if !self.vma_covers(v, pgoff) {
+                if !self.vma_covers(v, target, pgoff) {
                     return false;
                 }
                 match target {
@@ -189,7 +200,7 @@ impl World {
         let required = self.mapping_vmas(target, pgoff);
         let required_at = required
             .iter()
-            .filter_map(|&v| Some((v, self.page_address(v, pgoff)?)))
+            .filter_map(|&v| Some((v, self.page_address(v, target, pgoff)?)))
             .collect();
         let required_ptes = self.ptes_of(target, pgoff);
         self.walks.push(WalkRecord {
@@ -209,13 +220,13 @@ impl World {
         let Some(i) = self.walks.iter().position(|w| w.tid == t && !w.done) else {
             return Err("rmap_walk_found outside a walk".into());
         };
-        let p = self.walks[i].pgoff;
+        let (p, target) = (self.walks[i].pgoff, self.walks[i].target);
         let x = &self.vmas[v as usize];
         let what = if x.freed {
             Some("freed")
         } else if x.detached {
             Some("detached")
-        } else if !self.vma_covers(v, p) {
+        } else if !self.vma_covers(v, target, p) {
             Some("not mapping it")
         } else {
             None
@@ -227,7 +238,7 @@ impl World {
             );
         }
         self.walks[i].found.insert(v);
-        if let Some(at) = self.page_address(v, p) {
+        if let Some(at) = self.page_address(v, target, p) {
             self.walks[i].found_at.insert(at);
         }
         Ok(())
@@ -323,11 +334,11 @@ impl World {
     }
 
     /// (mm, address) at which `v` maps `pgoff` now, if it does.
-    fn page_address(&self, v: u32, pgoff: u64) -> Option<(u32, u64)> {
+    fn page_address(&self, v: u32, target: WalkTarget, pgoff: u64) -> Option<(u32, u64)> {
         let x = &self.vmas[v as usize];
         let mm = x.vm_mm?;
-        self.vma_covers(v, pgoff)
-            .then(|| (mm, x.vm_start + (pgoff - x.vm_pgoff)))
+        self.vma_covers(v, target, pgoff)
+            .then(|| (mm, x.vm_start + (pgoff - self.walk_base(v, target))))
     }
 
     pub(crate) fn section_begin(&mut self, t: ThreadId, v: u32) {

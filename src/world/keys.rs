@@ -19,7 +19,8 @@ impl IntervalKeys for FileKeys<'_> {
     }
 }
 
-/// Keys of an anon_vma tree: a node is an anon_vma_chain; its key is its VMA's pgoff range.
+/// Keys of an anon_vma tree: a node is an anon_vma_chain; its key is its VMA's anonymous pgoff
+/// range (`vma_start_anon_pgoff` .. `vma_last_anon_pgoff`, v7.3-rc4).
 pub struct AnonKeys<'a> {
     pub vmas: &'a [Vma],
     pub avcs: &'a [Avc],
@@ -33,9 +34,9 @@ impl AnonKeys<'_> {
 
 impl IntervalKeys for AnonKeys<'_> {
     fn start(&self, n: NodeId) -> u64 {
-        self.vma(n).map_or(0, Vma::start_pgoff)
+        self.vma(n).map_or(0, Vma::start_anon_pgoff)
     }
     fn last(&self, n: NodeId) -> u64 {
-        self.vma(n).map_or(0, Vma::last_pgoff)
+        self.vma(n).map_or(0, Vma::last_anon_pgoff)
     }
 }

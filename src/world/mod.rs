@@ -124,6 +124,7 @@ impl World {
             vm_start: 0,
             vm_end: 0,
             vm_pgoff: 0,
+            vm_anon_pgoff: 0,
             vm_flags: 0,
             vm_file: None,
             has_vm_ops: false,

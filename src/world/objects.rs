@@ -31,6 +31,11 @@ pub struct Vma {
     pub vm_start: u64,
     pub vm_end: u64,
     pub vm_pgoff: u64,
+    /// The anonymous page offset (v7.3-rc4, "mm: make VMA page offset handling more
+    /// consistent"): the anon_vma tree's key and the index of the anonymous folios the VMA maps.
+    /// Set to the start page at mmap and moved by the same delta as `vm_pgoff` by split and
+    /// merge; equal to `vm_pgoff` for an anonymous VMA, the start page for a private file VMA.
+    pub vm_anon_pgoff: u64,
     pub vm_flags: i64,
     pub vm_file: Option<u32>,
     /// Whether `vm_ops` is set. The kernel's `vma_is_anonymous()` is `!vm_ops`, so a private
@@ -65,6 +70,14 @@ impl Vma {
     /// kernel never has; the checker reports empty VMAs through `vma-layout`).
     pub fn last_pgoff(&self) -> u64 {
         self.vm_pgoff + self.pages().max(1) - 1
+    }
+    /// `vma_start_anon_pgoff()`: the anon tree's sort key.
+    pub fn start_anon_pgoff(&self) -> u64 {
+        self.vm_anon_pgoff
+    }
+    /// `vma_last_anon_pgoff()`: last anonymous page offset mapped.
+    pub fn last_anon_pgoff(&self) -> u64 {
+        self.vm_anon_pgoff + self.pages().max(1) - 1
     }
     pub fn is_anonymous(&self) -> bool {
         !self.has_vm_ops

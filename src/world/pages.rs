@@ -83,7 +83,7 @@ impl World {
 
     /// `fault_anon_page(vma, addr)`: a write fault on a private mapping (see the module docs).
     pub(crate) fn fault_anon_page(&mut self, v: u32, addr: u64) -> Result<(), String> {
-        let (mm, av, index) = self.fault_target(v, addr)?;
+        let (mm, av, index) = self.fault_target(v, addr, true)?;
         let av = av.ok_or_else(|| {
             format!("anonymous fault at {addr} in vma#{v}, which has no anon_vma")
         })?;
@@ -105,7 +105,7 @@ impl World {
 
     /// `fault_file_page(vma, addr)`: a read fault maps the page-cache folio.
     pub(crate) fn fault_file_page(&mut self, v: u32, addr: u64) -> Result<(), String> {
-        let (mm, _, index) = self.fault_target(v, addr)?;
+        let (mm, _, index) = self.fault_target(v, addr, false)?;
         let mapping = self
             .vma_mapping(v)
             .ok_or_else(|| format!("file fault at {addr} in vma#{v}, which has no file"))?;
@@ -115,8 +115,15 @@ impl World {
         Ok(())
     }
 
-    /// The mm, anon_vma and linear page index of a fault at `addr` in `v`.
-    fn fault_target(&self, v: u32, addr: u64) -> Result<(u32, Option<u32>, u64), String> {
+    /// The mm, anon_vma and page index of a fault at `addr` in `v`: the linear page index for a
+    /// file folio, the linear anonymous page index (`linear_anon_page_index()`, from the anon
+    /// pgoff) for an anonymous one.
+    fn fault_target(
+        &self,
+        v: u32,
+        addr: u64,
+        anon: bool,
+    ) -> Result<(u32, Option<u32>, u64), String> {
         let x = &self.vmas[v as usize];
         if addr < x.vm_start || addr >= x.vm_end {
             return Err(format!(
@@ -130,7 +137,11 @@ impl World {
         Ok((
             mm,
             x.anon_vma,
-            linear_page_index(x.vm_start, x.vm_pgoff, addr),
+            if anon {
+                linear_page_index(x.vm_start, x.vm_anon_pgoff, addr)
+            } else {
+                linear_page_index(x.vm_start, x.vm_pgoff, addr)
+            },
         ))
     }
 

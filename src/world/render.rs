@@ -13,6 +13,10 @@ impl World {
             "vma#{v} [{}, {}) pgoff {}",
             vma.vm_start, vma.vm_end, vma.vm_pgoff
         );
+        // the anon tree's key, shown where it differs from vm_pgoff on a private mapping
+        if vma.vm_anon_pgoff != vma.vm_pgoff && vma.vm_flags & super::builtins::VM_SHARED == 0 {
+            let _ = write!(s, " anon_pgoff {}", vma.vm_anon_pgoff);
+        }
         if let Some(f) = vma.vm_file {
             let _ = write!(s, " file#{f}");
             if vma.is_anonymous() {

@@ -15,6 +15,7 @@
 //! end = 4
 //! pgoff = 0
 //! file = "libc.so"
+//! anon_pgoff = 0       # optional: default the start page (file) or pgoff (anonymous)
 //! anon_vmas = ["A"]    # AVCs, oldest first; vma->anon_vma is the last one
 //!
 //! calls = ["__split_vma(vma#0, 2, 0)"]
@@ -72,6 +73,10 @@ pub struct VmaSpec {
     pub end: u64,
     #[serde(default)]
     pub pgoff: u64,
+    /// The anonymous page offset (the anon tree's key). Default: what mmap sets, the start
+    /// page for a file VMA and `pgoff` for an anonymous one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anon_pgoff: Option<u64>,
     #[serde(default)]
     pub file: Option<String>,
     #[serde(default)]
@@ -134,6 +139,9 @@ impl Scenario {
                     vma.vm_start = v.start;
                     vma.vm_end = v.end;
                     vma.vm_pgoff = v.pgoff;
+                    vma.vm_anon_pgoff =
+                        v.anon_pgoff
+                            .unwrap_or(if v.file.is_some() { v.start } else { v.pgoff });
                     if v.shared {
                         vma.vm_flags |= super::builtins::VM_SHARED;
                     }

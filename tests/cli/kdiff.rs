@@ -276,7 +276,7 @@ fn repro_refuses_what_no_system_call_can_do() {
             "check",
             "models/patches/inplace-pgoff-unchanged.rmap",
             "--quiet",
-            "--mode",
+            "--scope",
             "contract",
             "--trace-dir",
         ])

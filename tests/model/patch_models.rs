@@ -335,3 +335,41 @@ file = "f"
     // neither patch fails anywhere else while the risky calls were made
     assert!(failures[0] == 0, "{failures:?}");
 }
+
+/// The anon tree is keyed on the anonymous pgoff (v7.3-rc4), which for a private file mapping
+/// at an offset is not vm_pgoff. A version of 000/003 whose in-place AVC update refreshes the
+/// DEBUG_VM_RB copy from vm_pgoff (the pre-7.3 key) leaves a wrong cached_vma_last there; the
+/// model as written (vma_last_anon_pgoff) runs clean. Under a vm_pgoff-keyed anon tree both
+/// would look the same.
+#[test]
+fn inplace_anon_update_must_use_the_anon_pgoff() {
+    const PRIVATE_AT_OFFSET: &str = r#"
+[[file]]
+name = "f"
+[[anon_vma]]
+name = "A"
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 4
+pgoff = 100
+file = "f"
+anon_vmas = ["A"]
+"#;
+    let text = std::fs::read_to_string(INPLACE).unwrap();
+    let old_key = text.replace("vma_last_anon_pgoff(avc->vma)", "vma_last_pgoff(avc->vma)");
+    assert_ne!(old_key, text);
+    let p = rmapcheck::lang::load_str(
+        "inplace-old-anon-key.rmap",
+        &old_key,
+        Path::new("models/patches"),
+        &rmapcheck::world::schema(),
+    )
+    .unwrap_or_else(|d| panic!("{}", rmapcheck::lang::render_diagnostics(&d)));
+    // mprotect of the head splits at its end with new_below = 0: vp->vma keeps its pgoff and
+    // is updated in place, its AVC's cached last set from the wrong offset
+    let calls = ["sys_mprotect(mm#0, 0, 2, false)"];
+    run_fails(&p, PRIVATE_AT_OFFSET, &calls, 0, Invariant::CachedKeys);
+    let (_, stop) = run(&load(INPLACE), PRIVATE_AT_OFFSET, &calls);
+    assert!(stop.is_none(), "{stop:?}");
+}

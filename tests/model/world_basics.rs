@@ -237,6 +237,8 @@ fn canonical_form_drops_garbage_and_renumbers() {
         let x = &mut other.vmas[v as usize];
         (x.vm_start, x.vm_end, x.vm_pgoff, x.vm_file, x.has_vm_ops) = (s, e, p, Some(f), true);
         x.vm_flags = 0x2;
+        // mmap gives a file VMA its start page as anonymous pgoff (the scenario's default)
+        x.vm_anon_pgoff = s;
     }
     let keys_insert = |o: &mut World, v: u32| {
         let k = FileKeys { vmas: &o.vmas };

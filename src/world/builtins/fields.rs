@@ -29,6 +29,7 @@ impl World {
                     "vm_start" => Value::Int(v.vm_start as i64),
                     "vm_end" => Value::Int(v.vm_end as i64),
                     "vm_pgoff" => Value::Int(v.vm_pgoff as i64),
+                    "vm_anon_pgoff" => Value::Int(v.vm_anon_pgoff as i64),
                     "vm_flags" => Value::Int(v.vm_flags),
                     "vm_file" => Self::opt(ObjKind::File, v.vm_file),
                     "vm_mm" => Self::opt(ObjKind::Mm, v.vm_mm),
@@ -80,7 +81,10 @@ impl World {
         let (kind, i) = self.field_obj(obj, field, "writing")?;
         if matches!(
             (kind, field),
-            (ObjKind::Vma, "vm_start" | "vm_end" | "vm_pgoff") | (ObjKind::Avc, "vma")
+            (
+                ObjKind::Vma,
+                "vm_start" | "vm_end" | "vm_pgoff" | "vm_anon_pgoff"
+            ) | (ObjKind::Avc, "vma")
         ) {
             self.scratch.trees_dirty = true;
         }
@@ -110,7 +114,7 @@ impl World {
         value: Value,
     ) -> R<bool> {
         match field {
-            "vm_start" | "vm_end" | "vm_pgoff" => {
+            "vm_start" | "vm_end" | "vm_pgoff" | "vm_anon_pgoff" => {
                 let x = Self::int_arg(value, field)?;
                 if x < 0 {
                     return fault(format!("{field} = {x}: negative"));
@@ -127,7 +131,8 @@ impl World {
                 match field {
                     "vm_start" => v.vm_start = x as u64,
                     "vm_end" => v.vm_end = x as u64,
-                    _ => v.vm_pgoff = x as u64,
+                    "vm_pgoff" => v.vm_pgoff = x as u64,
+                    _ => v.vm_anon_pgoff = x as u64,
                 }
             }
             "vm_flags" => self.vmas[i].vm_flags = Self::int_arg(value, field)?,

@@ -32,16 +32,20 @@ impl World {
             }),
             "call_mmap" => self.call_mmap(name, a),
             "mmap_action_complete" => self.mmap_action_complete(name, a),
-            "vma_pages" | "vma_start_pgoff" | "vma_last_pgoff" => {
-                self.vma_arg(a[0], name).map(|v| {
-                    let vma = &self.vmas[v as usize];
-                    Value::Int(match name {
-                        "vma_pages" => vma.pages(),
-                        "vma_start_pgoff" => vma.start_pgoff(),
-                        _ => vma.last_pgoff(),
-                    } as i64)
-                })
-            }
+            "vma_pages"
+            | "vma_start_pgoff"
+            | "vma_last_pgoff"
+            | "vma_start_anon_pgoff"
+            | "vma_last_anon_pgoff" => self.vma_arg(a[0], name).map(|v| {
+                let vma = &self.vmas[v as usize];
+                Value::Int(match name {
+                    "vma_pages" => vma.pages(),
+                    "vma_start_pgoff" => vma.start_pgoff(),
+                    "vma_last_pgoff" => vma.last_pgoff(),
+                    "vma_start_anon_pgoff" => vma.start_anon_pgoff(),
+                    _ => vma.last_anon_pgoff(),
+                } as i64)
+            }),
             "anon_vma_alloc" => Ok(Value::Obj(ObjKind::AnonVma, self.alloc_anon_vma())),
             "get_anon_vma" | "put_anon_vma" => self.anon_vma_ref(name, a),
             "anon_vma_chain_alloc" => Ok(Value::Obj(ObjKind::Avc, self.alloc_avc())),
