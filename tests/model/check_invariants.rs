@@ -201,7 +201,7 @@ static void vma_complete(struct vma_prepare *vp, struct mm_struct *mm)
     while (vp->remove) {
         vma_mark_detached(vp->remove);
         if (vp->remove->anon_vma)
-            anon_vma_merge(vp->vma, vp->remove);
+            unlink_anon_vmas(vp->remove);
         mm->map_count--;
         vm_area_free(vp->remove);
         vp->remove = vp->remove2;
