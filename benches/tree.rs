@@ -1,7 +1,14 @@
-//! Benchmark (run with `cargo bench --bench tree`): erase + insert throughput of the interval
-//! rbtree against a `BTreeMap` on the same workload, printed with the ratio from one run.
-//! `RMAPCHECK_BENCH_NODES` and `RMAPCHECK_BENCH_ROUNDS` change the size (default 10,000 nodes,
-//! 200,000 rounds).
+//! Benchmark (run with `cargo bench --bench tree`), figures and ratios from one run:
+//! - erase + insert throughput of the interval rbtree against a `BTreeMap` on the same
+//!   workload (`RMAPCHECK_BENCH_NODES`, `RMAPCHECK_BENCH_ROUNDS`: default 10,000 nodes,
+//!   200,000 rounds);
+//! - two op lists as `rmapcheck tree` runs them, query-heavy (wide overlapping intervals,
+//!   range queries) and narrow-query (sparse intervals, point queries), each with the
+//!   stale-descent check on and off (`RMAPCHECK_BENCH_LIST_NODES`, `RMAPCHECK_BENCH_LIST_OPS`:
+//!   default 10,000 nodes, 200,000 ops). `RMAPCHECK_BENCH_DUMP=DIR` also writes the two lists
+//!   as `DIR/query-heavy.txt` and `DIR/narrow-query.txt` for `rmapcheck tree`.
+
+use rmapcheck::tree::bench::{narrow_query, query_heavy, run_workload};
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -23,4 +30,35 @@ fn main() {
     println!("  interval rbtree: {:>12.0} ops/s", r.tree_ops_per_s);
     println!("  BTreeMap:        {:>12.0} ops/s", r.btree_ops_per_s);
     println!("  ratio (rbtree / BTreeMap): {:.2}", r.ratio);
+
+    let list_nodes = env("RMAPCHECK_BENCH_LIST_NODES", 10_000).clamp(1, 1 << 24) as usize;
+    let list_ops = env("RMAPCHECK_BENCH_LIST_OPS", 200_000).min(1 << 26) as usize;
+    let dump = std::env::var_os("RMAPCHECK_BENCH_DUMP").map(std::path::PathBuf::from);
+    for w in [
+        query_heavy(list_nodes, list_ops),
+        narrow_query(list_nodes, list_ops),
+    ] {
+        if let Some(dir) = &dump {
+            let path = dir.join(format!("{}.txt", w.name));
+            if let Err(e) =
+                std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, w.text()))
+            {
+                eprintln!("cannot write {}: {e}", path.display());
+            }
+        }
+        let on = run_workload(&w, true);
+        let off = run_workload(&w, false);
+        println!(
+            "bench tree list {}: {} nodes, {} ops ({} queries, {} nodes found, {} visits)",
+            w.name,
+            list_nodes,
+            w.ops.len() - w.setup,
+            w.queries(),
+            on.hits,
+            on.visits
+        );
+        println!("  stale-descent check on:  {:>12.0} ops/s", on.ops_per_s);
+        println!("  stale-descent check off: {:>12.0} ops/s", off.ops_per_s);
+        println!("  ratio (off / on): {:.2}", off.ops_per_s / on.ops_per_s);
+    }
 }
