@@ -153,7 +153,7 @@ fn gen_workload(
     let mut list = Vec::with_capacity(nodes + ops);
     let mut members: Vec<NodeId> = Vec::with_capacity(nodes);
     let mut next_id: NodeId = 0;
-    let mut interval = |rng: &mut SplitMix64, w: u64| {
+    let interval = |rng: &mut SplitMix64, w: u64| {
         let s = rng.below(space);
         (s, s + rng.below(w + 1))
     };
@@ -234,7 +234,7 @@ pub fn run_workload(w: &Workload, check_stale: bool) -> WorkloadResult {
                 let _ = interval::remove(t, &*keys, n, &mut obs);
             }
             ListOp::Query { first, last } => {
-                hits += interval::query(t, &*keys, first, last, &mut obs).len() as u64;
+                hits += interval::query_iter(t, &*keys, first, last, &mut obs).count() as u64;
             }
         }
         visits += obs.stats.visits;

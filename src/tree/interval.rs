@@ -3,6 +3,8 @@
 //! LAST in the subtree. Keys are read through [`IntervalKeys`] at the moment of use, and every
 //! key-driven descent can check each node it passes for a stale position (`stale-descent`).
 
+use std::cell::Cell;
+
 use super::rbtree::{self, Augment, Side};
 use super::types::{IntervalKeys, NodeId, RbRoot, StaleDescent, TreeError, TreeObs};
 
@@ -68,26 +70,68 @@ impl<K: IntervalKeys + ?Sized> Augment for IntervalAugment<'_, K> {
     }
 }
 
-/// Per-operation stale-descent checker: each node is examined once per operation.
+thread_local! {
+    /// This thread's visit marks for [`StaleCheck`]: the last epoch handed out, and per node id
+    /// the epoch of the operation that last examined the node. Every mark is at most the epoch.
+    static MARKS: Cell<(u32, Vec<u32>)> = const { Cell::new((0, Vec::new())) };
+}
+
+/// Per-operation stale-descent checker: each node is examined once per operation. Whether a
+/// node was already examined is one load and compare: the operation takes a fresh epoch and
+/// this thread's mark array (indexed by node id, grown on demand and kept between operations,
+/// so nothing is allocated per operation once it covers the ids), and marks each node it
+/// examines with the epoch. The marks are taken on the first examined node, so an operation
+/// with the check off never touches them, and handed back when the operation ends.
 struct StaleCheck {
     op: &'static str,
-    seen: Vec<NodeId>,
+    epoch: u32,
+    marks: Vec<u32>,
+    /// Whether `epoch` and `marks` were taken from [`MARKS`] (and go back on drop).
+    taken: bool,
 }
 
 impl StaleCheck {
     fn new(op: &'static str) -> Self {
         StaleCheck {
             op,
-            seen: Vec::new(),
+            epoch: 0,
+            marks: Vec::new(),
+            taken: false,
         }
+    }
+
+    /// Mark `n` examined; whether it was not yet.
+    fn first_visit(&mut self, n: NodeId) -> bool {
+        if !self.taken {
+            let (epoch, mut marks) = MARKS.with(Cell::take);
+            self.epoch = match epoch.checked_add(1) {
+                Some(e) => e,
+                None => {
+                    // after 2^32 operations: forget every mark
+                    marks.fill(0);
+                    1
+                }
+            };
+            self.marks = marks;
+            self.taken = true;
+        }
+        let i = n as usize;
+        if i >= self.marks.len() {
+            self.marks.resize(i + 1, 0);
+        }
+        let slot = &mut self.marks[i];
+        if *slot == self.epoch {
+            return false;
+        }
+        *slot = self.epoch;
+        true
     }
 
     fn visit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
         obs.stats.visits += 1;
-        if !obs.check_stale || self.seen.contains(&n) {
+        if !obs.check_stale || !self.first_visit(n) {
             return;
         }
-        self.seen.push(n);
         let start = k.start(n);
         let pred = rbtree::prev(t, n).map(|p| (p, k.start(p)));
         let succ = rbtree::next(t, n).map(|s| (s, k.start(s)));
@@ -101,6 +145,17 @@ impl StaleCheck {
                 pred,
                 succ,
             });
+        }
+    }
+}
+
+impl Drop for StaleCheck {
+    fn drop(&mut self) {
+        if self.taken {
+            // A check that overlapped this one (two live query iterators) may have put its
+            // marks back meanwhile; either array keeps every mark at most its epoch.
+            let marks = std::mem::take(&mut self.marks);
+            MARKS.with(|m| m.set((self.epoch, marks)));
         }
     }
 }
@@ -344,7 +399,8 @@ pub fn iter_next(
 }
 
 /// All nodes overlapping [first, last], in tree order (iter_first then iter_next); each
-/// node is checked for staleness at most once for the whole query.
+/// node is checked for staleness at most once for the whole query. The same as
+/// [`query_iter`] collected.
 pub fn query(
     t: &RbRoot,
     k: &impl IntervalKeys,
@@ -352,15 +408,140 @@ pub fn query(
     last: u64,
     obs: &mut TreeObs,
 ) -> Vec<NodeId> {
-    let mut check = StaleCheck::new("query");
-    let mut out = Vec::new();
-    let mut cur = iter_first_with(t, k, first, last, obs, &mut check);
-    while let Some(n) = cur {
-        out.push(n);
-        if out.len() > t.len() {
-            break; // only reachable in a corrupted tree
-        }
-        cur = iter_next_with(t, k, n, first, last, obs, &mut check);
+    query_iter(t, k, first, last, obs).collect()
+}
+
+/// [`query`] as an iterator: each `next` runs iter_first (the first time) or iter_next from
+/// the node it returned before, sharing one stale-descent check for the whole query. In a
+/// corrupted tree whose links loop it stops after one node more than the tree holds.
+pub fn query_iter<'a, K: IntervalKeys + ?Sized>(
+    t: &'a RbRoot,
+    k: &'a K,
+    first: u64,
+    last: u64,
+    obs: &'a mut TreeObs,
+) -> QueryIter<'a, K> {
+    QueryIter {
+        t,
+        k,
+        first,
+        last,
+        obs,
+        check: StaleCheck::new("query"),
+        started: false,
+        at: None,
+        returned: 0,
     }
-    out
+}
+
+/// The iterator of [`query_iter`].
+pub struct QueryIter<'a, K: ?Sized> {
+    t: &'a RbRoot,
+    k: &'a K,
+    first: u64,
+    last: u64,
+    obs: &'a mut TreeObs,
+    check: StaleCheck,
+    started: bool,
+    /// The node returned last (`None` before the first and after the last).
+    at: Option<NodeId>,
+    returned: usize,
+}
+
+impl<K: IntervalKeys + ?Sized> Iterator for QueryIter<'_, K> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        let (t, k, first, last) = (self.t, self.k, self.first, self.last);
+        let found = match self.at {
+            None if self.started => return None,
+            None => {
+                self.started = true;
+                iter_first_with(t, &k, first, last, self.obs, &mut self.check)
+            }
+            Some(n) => {
+                if self.returned > t.len() {
+                    self.at = None;
+                    return None; // only reachable in a corrupted tree
+                }
+                iter_next_with(t, &k, n, first, last, self.obs, &mut self.check)
+            }
+        };
+        self.at = found;
+        self.returned += usize::from(found.is_some());
+        found
+    }
+}
+
+impl<K: IntervalKeys + ?Sized> std::iter::FusedIterator for QueryIter<'_, K> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(keys: &Vec<(u64, u64)>) -> RbRoot {
+        let mut t = RbRoot::new();
+        for n in 0..keys.len() as NodeId {
+            insert(&mut t, keys, n, &mut TreeObs::default()).unwrap();
+        }
+        t
+    }
+
+    #[test]
+    fn stale_marks_survive_the_epoch_wrapping() {
+        let mut keys: Vec<(u64, u64)> = (0..8).map(|i| (i * 10, i * 10 + 9)).collect();
+        let t = tree(&keys);
+        keys[0] = (75, 79); // stale: n0 now sorts after n7 but sits first
+        let mut before = TreeObs::checking();
+        let hits = query(&t, &keys, 0, 100, &mut before);
+        MARKS.with(|m| {
+            let (_, marks) = m.take();
+            m.set((u32::MAX - 1, marks));
+        });
+        for _ in 0..3 {
+            let mut obs = TreeObs::checking();
+            assert_eq!(query(&t, &keys, 0, 100, &mut obs), hits);
+            assert_eq!(obs.stale, before.stale);
+        }
+        assert!(!before.stale.is_empty());
+        assert_eq!(
+            MARKS.with(|m| {
+                let v = m.take();
+                let e = v.0;
+                m.set(v);
+                e
+            }),
+            2
+        );
+    }
+
+    #[test]
+    fn two_live_iterators_each_check_every_node_once() {
+        let mut keys: Vec<(u64, u64)> = (0..16).map(|i| (i * 4, i * 4 + 20)).collect();
+        let t = tree(&keys);
+        keys[5] = (1, 2);
+        let mut want = TreeObs::checking();
+        let all = query(&t, &keys, 0, 100, &mut want);
+        let (mut oa, mut ob) = (TreeObs::checking(), TreeObs::checking());
+        let mut a = query_iter(&t, &keys, 0, 100, &mut oa);
+        let mut b = query_iter(&t, &keys, 0, 100, &mut ob);
+        let (mut ga, mut gb) = (Vec::new(), Vec::new());
+        loop {
+            let (x, y) = (a.next(), b.next());
+            ga.extend(x);
+            gb.extend(y);
+            if x.is_none() && y.is_none() {
+                break;
+            }
+        }
+        drop((a, b));
+        assert_eq!((&ga, &gb), (&all, &all));
+        assert_eq!(oa.stale, want.stale);
+        assert_eq!(ob.stale, want.stale);
+        assert_eq!((oa.stats, ob.stats), (want.stats, want.stats));
+        // and the marks still work after both went back
+        let mut again = TreeObs::checking();
+        assert_eq!(query(&t, &keys, 0, 100, &mut again), all);
+        assert_eq!(again.stale, want.stale);
+    }
 }
