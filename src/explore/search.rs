@@ -115,7 +115,8 @@ impl<'a> CallSystem<'a> {
     }
 }
 
-/// What [`CallSystem::step`] found.
+/// What [`CallSystem::step`] found. The successor is the common case: not boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum CallStep {
     Next(World),
     Failed(CallFailure),

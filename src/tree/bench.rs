@@ -136,19 +136,26 @@ impl Workload {
     }
 }
 
-/// `nodes` random intervals of up to `width` pages in `0..space`, then `ops` operations:
-/// `query_pct` percent queries of up to `qwidth` pages (0: point queries), the rest an erase of
-/// a random member followed by an insert of a fresh interval (so the tree keeps its size).
-fn gen_workload(
-    name: &'static str,
-    seed: u64,
-    nodes: usize,
-    ops: usize,
+/// The shape of a generated op list.
+struct Shape {
+    /// Starts are drawn in `0..space`.
     space: u64,
+    /// Intervals span up to `width + 1` pages, queries up to `qwidth + 1` (0: point queries).
     width: u64,
     qwidth: u64,
+    /// Percent of the timed ops that are queries; the rest erase a random member and insert a
+    /// fresh interval (so the tree keeps its size).
     query_pct: u64,
-) -> Workload {
+}
+
+/// `nodes` random intervals, then `ops` operations of the given shape.
+fn gen_workload(name: &'static str, seed: u64, nodes: usize, ops: usize, sh: Shape) -> Workload {
+    let Shape {
+        space,
+        width,
+        qwidth,
+        query_pct,
+    } = sh;
     let mut rng = SplitMix64(seed);
     let mut list = Vec::with_capacity(nodes + ops);
     let mut members: Vec<NodeId> = Vec::with_capacity(nodes);
@@ -191,14 +198,26 @@ fn gen_workload(
 /// to 64 pages that each return dozens of nodes.
 pub fn query_heavy(nodes: usize, ops: usize) -> Workload {
     let space = (nodes as u64 * 8).max(64);
-    gen_workload("query-heavy", 0x9e11, nodes, ops, space, 640, 64, 90)
+    let sh = Shape {
+        space,
+        width: 640,
+        qwidth: 64,
+        query_pct: 90,
+    };
+    gen_workload("query-heavy", 0x9e11, nodes, ops, sh)
 }
 
 /// Narrow queries: short, sparse intervals and 90% point queries (an rmap walk's shape: most
 /// find zero or one node after a full-height descent).
 pub fn narrow_query(nodes: usize, ops: usize) -> Workload {
     let space = (nodes as u64 * 64).max(64);
-    gen_workload("narrow-query", 0x7a44, nodes, ops, space, 16, 0, 90)
+    let sh = Shape {
+        space,
+        width: 16,
+        qwidth: 0,
+        query_pct: 90,
+    };
+    gen_workload("narrow-query", 0x7a44, nodes, ops, sh)
 }
 
 /// The timing of one workload run.
