@@ -25,13 +25,13 @@ impl<K: IntervalKeys + ?Sized> IntervalAugment<'_, K> {
         if let Some(r) = t.right_of(n) {
             max = max.max(t.subtree_last_of(r));
         }
-        let Some(rec) = t.node_mut(n) else {
+        let Some(value) = t.subtree_last_mut(n) else {
             return true;
         };
-        if exit && rec.subtree_last == max {
+        if exit && *value == max {
             return true;
         }
-        rec.subtree_last = max;
+        *value = max;
         false
     }
 }
@@ -56,37 +56,70 @@ impl<K: IntervalKeys + ?Sized> Augment for IntervalAugment<'_, K> {
 
     fn copy(&self, t: &mut RbRoot, old: NodeId, new: NodeId) {
         let v = t.subtree_last_of(old);
-        if let Some(rec) = t.node_mut(new) {
-            rec.subtree_last = v;
+        if let Some(value) = t.subtree_last_mut(new) {
+            *value = v;
         }
     }
 
     fn rotate(&self, t: &mut RbRoot, old: NodeId, new: NodeId, obs: &mut TreeObs) {
         let v = t.subtree_last_of(old);
-        if let Some(rec) = t.node_mut(new) {
-            rec.subtree_last = v;
+        if let Some(value) = t.subtree_last_mut(new) {
+            *value = v;
         }
         self.compute_max(t, old, false, obs);
     }
 }
 
-thread_local! {
-    /// This thread's visit marks for [`StaleCheck`]: the last epoch handed out, and per node id
-    /// the epoch of the operation that last examined the node. Every mark is at most the epoch.
-    static MARKS: Cell<(u32, Vec<u32>)> = const { Cell::new((0, Vec::new())) };
+/// What this thread knows of one node id for [`StaleCheck`].
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The epoch of the operation that last examined the node.
+    epoch: u32,
+    /// The node's in-order neighbours (`NONE`: none) in the links of version `version` (0:
+    /// nothing kept).
+    prev: NodeId,
+    next: NodeId,
+    version: u64,
 }
 
-/// Per-operation stale-descent checker: each node is examined once per operation. Whether a
-/// node was already examined is one load and compare: the operation takes a fresh epoch and
-/// this thread's mark array (indexed by node id, grown on demand and kept between operations,
-/// so nothing is allocated per operation once it covers the ids), and marks each node it
-/// examines with the epoch. The marks are taken on the first examined node, so an operation
-/// with the check off never touches them, and handed back when the operation ends.
+const NONE: NodeId = NodeId::MAX;
+
+/// This thread's slots, indexed by node id, and the last epoch handed out. Every slot's epoch
+/// is at most that epoch.
+#[derive(Default)]
+struct Marks {
+    epoch: u32,
+    slots: Vec<Slot>,
+}
+
+thread_local! {
+    static MARKS: Cell<Marks> = const {
+        Cell::new(Marks {
+            epoch: 0,
+            slots: Vec::new(),
+        })
+    };
+}
+
+/// Per-operation stale-descent checker: each node is examined once per operation, and each
+/// examination costs O(1) while the tree's links are unchanged.
+///
+/// - Whether a node was already examined is one compare: the operation takes a fresh epoch
+///   and marks each node it examines with it, in this thread's slot array (indexed by node
+///   id, grown on demand and kept between operations, so nothing is allocated per operation
+///   once it covers the ids).
+/// - The node's in-order neighbours (`rb_prev`/`rb_next`, a walk of up to the tree's height)
+///   are kept in the same slot with the links' version ([`RbRoot::links_version`]) and reused
+///   while the version is the same: later queries of an unchanged tree find them at once.
+///   Only the neighbours' ids are kept; their starts are read at the moment of use, as
+///   every key is.
+///
+/// The slots are taken on the first examined node, so an operation with the check off never
+/// touches them, and handed back when the operation ends.
 struct StaleCheck {
     op: &'static str,
-    epoch: u32,
-    marks: Vec<u32>,
-    /// Whether `epoch` and `marks` were taken from [`MARKS`] (and go back on drop).
+    marks: Marks,
+    /// Whether `marks` was taken from [`MARKS`] (and goes back on drop).
     taken: bool,
 }
 
@@ -94,47 +127,62 @@ impl StaleCheck {
     fn new(op: &'static str) -> Self {
         StaleCheck {
             op,
-            epoch: 0,
-            marks: Vec::new(),
+            marks: Marks::default(),
             taken: false,
         }
     }
 
-    /// Mark `n` examined; whether it was not yet.
-    fn first_visit(&mut self, n: NodeId) -> bool {
-        if !self.taken {
-            let (epoch, mut marks) = MARKS.with(Cell::take);
-            self.epoch = match epoch.checked_add(1) {
-                Some(e) => e,
-                None => {
-                    // after 2^32 operations: forget every mark
-                    marks.fill(0);
-                    1
+    fn take(&mut self) {
+        let mut m = MARKS.with(Cell::take);
+        m.epoch = match m.epoch.checked_add(1) {
+            Some(e) => e,
+            None => {
+                // after 2^32 operations: forget every mark (the neighbours stay right)
+                for s in &mut m.slots {
+                    s.epoch = 0;
                 }
-            };
-            self.marks = marks;
-            self.taken = true;
-        }
-        let i = n as usize;
-        if i >= self.marks.len() {
-            self.marks.resize(i + 1, 0);
-        }
-        let slot = &mut self.marks[i];
-        if *slot == self.epoch {
-            return false;
-        }
-        *slot = self.epoch;
-        true
+                1
+            }
+        };
+        self.marks = m;
+        self.taken = true;
     }
 
     fn visit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
         obs.stats.visits += 1;
-        if !obs.check_stale || !self.first_visit(n) {
+        if !obs.check_stale {
             return;
         }
+        if !self.taken {
+            self.take();
+        }
+        let i = n as usize;
+        if i >= self.marks.slots.len() {
+            self.marks.slots.resize(i + 1, Slot::default());
+        }
+        let epoch = self.marks.epoch;
+        let slot = &mut self.marks.slots[i];
+        if slot.epoch == epoch {
+            return;
+        }
+        slot.epoch = epoch;
+        let version = t.links_version();
+        let (p, s) = if slot.version == version {
+            let id = |x: NodeId| (x != NONE).then_some(x);
+            (id(slot.prev), id(slot.next))
+        } else {
+            let (p, s) = (rbtree::prev(t, n), rbtree::next(t, n));
+            // an id of NodeId::MAX cannot be kept: it is a slot's "none"
+            if p != Some(NONE) && s != Some(NONE) {
+                slot.prev = p.unwrap_or(NONE);
+                slot.next = s.unwrap_or(NONE);
+                slot.version = version;
+            }
+            (p, s)
+        };
         let start = k.start(n);
-        let pred = rbtree::prev(t, n).map(|p| (p, k.start(p)));
-        let succ = rbtree::next(t, n).map(|s| (s, k.start(s)));
+        let pred = p.map(|p| (p, k.start(p)));
+        let succ = s.map(|s| (s, k.start(s)));
         let before_pred = pred.is_some_and(|(_, ps)| start < ps);
         let after_succ = succ.is_some_and(|(_, ss)| start > ss);
         if before_pred || after_succ {
@@ -153,9 +201,9 @@ impl Drop for StaleCheck {
     fn drop(&mut self) {
         if self.taken {
             // A check that overlapped this one (two live query iterators) may have put its
-            // marks back meanwhile; either array keeps every mark at most its epoch.
+            // slots back meanwhile; either array keeps every mark at most its epoch.
             let marks = std::mem::take(&mut self.marks);
-            MARKS.with(|m| m.set((self.epoch, marks)));
+            MARKS.with(|m| m.set(marks));
         }
     }
 }
@@ -179,9 +227,9 @@ pub fn insert(
     let mut cur = t.root;
     while let Some(p) = cur {
         check.visit(t, k, p, obs);
-        if let Some(rec) = t.node_mut(p) {
-            if rec.subtree_last < last {
-                rec.subtree_last = last;
+        if let Some(value) = t.subtree_last_mut(p) {
+            if *value < last {
+                *value = last;
             }
         }
         parent = Some(p);
@@ -221,9 +269,9 @@ pub fn insert_after(
         Some(mut p) => {
             loop {
                 obs.stats.visits += 1;
-                if let Some(rec) = t.node_mut(p) {
-                    if rec.subtree_last < last {
-                        rec.subtree_last = last;
+                if let Some(value) = t.subtree_last_mut(p) {
+                    if *value < last {
+                        *value = last;
                     }
                 }
                 match t.left_of(p) {
@@ -495,8 +543,9 @@ mod tests {
         let mut before = TreeObs::checking();
         let hits = query(&t, &keys, 0, 100, &mut before);
         MARKS.with(|m| {
-            let (_, marks) = m.take();
-            m.set((u32::MAX - 1, marks));
+            let mut marks = m.take();
+            marks.epoch = u32::MAX - 1;
+            m.set(marks);
         });
         for _ in 0..3 {
             let mut obs = TreeObs::checking();
@@ -507,7 +556,7 @@ mod tests {
         assert_eq!(
             MARKS.with(|m| {
                 let v = m.take();
-                let e = v.0;
+                let e = v.epoch;
                 m.set(v);
                 e
             }),
@@ -543,5 +592,62 @@ mod tests {
         let mut again = TreeObs::checking();
         assert_eq!(query(&t, &keys, 0, 100, &mut again), all);
         assert_eq!(again.stale, want.stale);
+    }
+
+    #[test]
+    fn kept_neighbours_are_those_of_the_current_links() {
+        // After every change (insert, erase, a key changed in place, a link overwritten by
+        // hand) a checked query of the tree reports what the same query of a fresh copy
+        // (whose links have a version never seen) reports.
+        let mut rng = crate::tree::bench::SplitMix64(7);
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        let mut t = RbRoot::new();
+        let mut members: Vec<NodeId> = Vec::new();
+        let fresh = |t: &RbRoot| t.remap(&|n| n);
+        for round in 0..3000 {
+            match rng.below(10) {
+                0..=3 => {
+                    let s = rng.below(200);
+                    keys.push((s, s + rng.below(20)));
+                    let n = keys.len() as NodeId - 1;
+                    insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
+                    members.push(n);
+                }
+                4 | 5 if !members.is_empty() => {
+                    let i = rng.below(members.len() as u64) as usize;
+                    remove(
+                        &mut t,
+                        &keys,
+                        members.swap_remove(i),
+                        &mut TreeObs::default(),
+                    )
+                    .unwrap();
+                }
+                6 if !keys.is_empty() => {
+                    let i = rng.below(keys.len() as u64) as usize;
+                    let s = rng.below(200);
+                    keys[i] = (s, s + rng.below(20));
+                }
+                7 if round % 97 == 0 && members.len() > 2 => {
+                    // swap two members' left links: a corrupted tree
+                    let (a, b) = (members[0], members[1]);
+                    let (la, lb) = (t.left_of(a), t.left_of(b));
+                    t.node_mut(a).unwrap().left = lb;
+                    t.node_mut(b).unwrap().left = la;
+                }
+                _ => {}
+            }
+            for _ in 0..3 {
+                let f = rng.below(220);
+                let l = f + rng.below(30);
+                let (mut a, mut b) = (TreeObs::checking(), TreeObs::checking());
+                let copy = fresh(&t);
+                assert_eq!(
+                    query(&t, &keys, f, l, &mut a),
+                    query(&copy, &keys, f, l, &mut b)
+                );
+                assert_eq!(a.stale, b.stale, "round {round}");
+            }
+        }
     }
 }
