@@ -87,35 +87,9 @@ impl<'a> CallSystem<'a> {
             },
         }
     }
-
-    /// Whether `w` is over the scope's VMA bound: it is not expanded (the search is bounded).
-    pub fn cut(&self, w: &World) -> bool {
-        w.mms
-            .iter()
-            .any(|m| !m.freed && m.vmas.len() > self.scope.max_vmas)
-    }
-
-    /// One call from `w`, a state found at `depth`: the canonical successor, or how the call
-    /// failed (alone, or against the scope's walkers while `depth` is below `walker_depth`),
-    /// or why a walker exploration stopped short.
-    pub fn step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
-        let mut w2 = w.clone();
-        let out = apply(self.prog, &mut w2, call, self.opts);
-        if out.failure.is_some() {
-            return CallStep::Failed(CallFailure::Call);
-        }
-        if self.scope.walkers > 0 && depth < self.scope.walker_depth {
-            match against_walkers(self.scope, self.prog, &self.budget, w, call) {
-                WalkerRun::Holds => {}
-                WalkerRun::Violation(t) => return CallStep::Failed(CallFailure::Interleaving(t)),
-                WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
-            }
-        }
-        CallStep::Next(w2.canonical())
-    }
 }
 
-/// What [`CallSystem::step`] found. The successor is the common case: not boxed.
+/// What [`CallSystem::call_step`] found. The successor is the common case: not boxed.
 #[allow(clippy::large_enum_variant)]
 pub enum CallStep {
     Next(World),
@@ -152,6 +126,35 @@ impl TransitionSystem for CallSystem<'_> {
 
     fn action_bytes(&self, c: &Call) -> usize {
         c.func.capacity() + c.args.capacity() * std::mem::size_of::<Value>()
+    }
+}
+
+/// One call at a time, for the expansion and the simulation (`explore::simulate`).
+impl CallSystem<'_> {
+    /// Whether `w` is over the scope's VMA bound: it is not expanded (the search is bounded).
+    pub fn cut(&self, w: &World) -> bool {
+        w.mms
+            .iter()
+            .any(|m| !m.freed && m.vmas.len() > self.scope.max_vmas)
+    }
+
+    /// One call from `w`, a state found at `depth`: the canonical successor, or how the call
+    /// failed (alone, or against the scope's walkers while `depth` is below `walker_depth`),
+    /// or why a walker exploration stopped short.
+    pub fn call_step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
+        let mut w2 = w.clone();
+        let out = apply(self.prog, &mut w2, call, self.opts);
+        if out.failure.is_some() {
+            return CallStep::Failed(CallFailure::Call);
+        }
+        if self.scope.walkers > 0 && depth < self.scope.walker_depth {
+            match against_walkers(self.scope, self.prog, &self.budget, w, call) {
+                WalkerRun::Holds => {}
+                WalkerRun::Violation(t) => return CallStep::Failed(CallFailure::Interleaving(t)),
+                WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
+            }
+        }
+        CallStep::Next(w2.canonical())
     }
 }
 
@@ -270,7 +273,7 @@ fn expand(sys: &CallSystem<'_>, w: &World, depth: u32) -> Expansion<Call, World,
             ex.stopped = Some(reason);
             return ex;
         }
-        match sys.step(w, &call, depth) {
+        match sys.call_step(w, &call, depth) {
             CallStep::Next(w2) => ex.succs.push((call, w2)),
             CallStep::Failed(f) => {
                 ex.failure = Some((Some(call), f));

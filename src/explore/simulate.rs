@@ -3,7 +3,7 @@
 //! WALKS random walks of up to D calls from the scope's initial world, each call chosen
 //! uniformly among those the alphabet offers in the walk's current world, run with the same
 //! invariants (and the same walker explorations) as the exhaustive search through
-//! [`CallSystem::step`].
+//! [`CallSystem::call_step`].
 //!
 //! - Reproducible: walk `i` draws from its own Xoshiro256++ generator seeded from `(seed, i)`,
 //!   so a walk does not depend on the others, nor on the number of threads running them.
@@ -213,7 +213,7 @@ impl Shared<'_> {
             }
             let call = offered.swap_remove(rng.random_range(0..offered.len()));
             self.calls.fetch_add(1, Ordering::Relaxed);
-            match sys.step(&w, &call, depth) {
+            match sys.call_step(&w, &call, depth) {
                 CallStep::Next(w2) => {
                     let fp = search::fingerprint(&w2);
                     let e = states.entry(fp).or_insert(i);
