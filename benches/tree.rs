@@ -1,7 +1,49 @@
-//! Benchmark (run with `cargo bench --bench tree`): erase + insert throughput of the interval
-//! rbtree against a `BTreeMap` on the same workload, printed with the ratio from one run.
-//! `RMAPCHECK_BENCH_NODES` and `RMAPCHECK_BENCH_ROUNDS` change the size (default 10,000 nodes,
-//! 200,000 rounds).
+//! Benchmark (run with `cargo bench --bench tree`), figures and ratios from one run:
+//! - erase + insert throughput of the interval rbtree against a `BTreeMap` on the same
+//!   workload (`RMAPCHECK_BENCH_NODES`, `RMAPCHECK_BENCH_ROUNDS`: default 10,000 nodes,
+//!   200,000 rounds);
+//! - two op lists as `rmapcheck tree` runs them, query-heavy (wide overlapping intervals,
+//!   range queries) and narrow-query (sparse intervals, point queries), each with the
+//!   stale-descent check on and off (`RMAPCHECK_BENCH_LIST_NODES`, `RMAPCHECK_BENCH_LIST_OPS`:
+//!   default 10,000 nodes, 200,000 ops). `RMAPCHECK_BENCH_DUMP=DIR` also writes the two lists
+//!   as `DIR/query-heavy.txt` and `DIR/narrow-query.txt` for `rmapcheck tree`;
+//! - when `cc` exists, the same two lists on `benches/itree.c` (a plain C interval tree with no
+//!   stale-descent check, built with `cc -O2`), its rate, and rmapcheck's rates over it; the
+//!   nodes its queries find must be the same.
+
+use rmapcheck::tree::bench::{narrow_query, query_heavy, run_workload, Workload};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Build benches/itree.c in `dir`; `None` without a working `cc`.
+fn build_c(dir: &Path) -> Option<PathBuf> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/itree.c");
+    let exe = dir.join("itree");
+    let status = Command::new("cc")
+        .arg("-O2")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .ok()?;
+    status.success().then_some(exe)
+}
+
+/// Run `w` on the C tree: (ops/s, nodes found).
+fn run_c(exe: &Path, dir: &Path, w: &Workload) -> Option<(f64, u64)> {
+    let list = dir.join(format!("{}.txt", w.name));
+    std::fs::write(&list, w.text()).ok()?;
+    let out = Command::new(exe)
+        .arg(&list)
+        .arg(w.setup.to_string())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace();
+    let rate = it.next()?.parse().ok()?;
+    let hits = it.next()?.parse().ok()?;
+    Some((rate, hits))
+}
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -23,4 +65,59 @@ fn main() {
     println!("  interval rbtree: {:>12.0} ops/s", r.tree_ops_per_s);
     println!("  BTreeMap:        {:>12.0} ops/s", r.btree_ops_per_s);
     println!("  ratio (rbtree / BTreeMap): {:.2}", r.ratio);
+
+    let list_nodes = env("RMAPCHECK_BENCH_LIST_NODES", 10_000).clamp(1, 1 << 24) as usize;
+    let list_ops = env("RMAPCHECK_BENCH_LIST_OPS", 200_000).min(1 << 26) as usize;
+    let dump = std::env::var_os("RMAPCHECK_BENCH_DUMP").map(std::path::PathBuf::from);
+    let scratch =
+        std::env::temp_dir().join(format!("rmapcheck-bench-itree-{}", std::process::id()));
+    let c = std::fs::create_dir_all(&scratch)
+        .ok()
+        .and_then(|_| build_c(&scratch));
+    if c.is_none() {
+        println!("bench tree: no C comparison (no `cc`, or benches/itree.c did not build)");
+    }
+    for w in [
+        query_heavy(list_nodes, list_ops),
+        narrow_query(list_nodes, list_ops),
+    ] {
+        if let Some(dir) = &dump {
+            let path = dir.join(format!("{}.txt", w.name));
+            if let Err(e) =
+                std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, w.text()))
+            {
+                eprintln!("cannot write {}: {e}", path.display());
+            }
+        }
+        let on = run_workload(&w, true);
+        let off = run_workload(&w, false);
+        println!(
+            "bench tree list {}: {} nodes, {} ops ({} queries, {} nodes found, {} visits)",
+            w.name,
+            list_nodes,
+            w.ops.len() - w.setup,
+            w.queries(),
+            on.hits,
+            on.visits
+        );
+        println!("  stale-descent check on:  {:>12.0} ops/s", on.ops_per_s);
+        println!("  stale-descent check off: {:>12.0} ops/s", off.ops_per_s);
+        println!("  ratio (off / on): {:.2}", off.ops_per_s / on.ops_per_s);
+        let Some(exe) = &c else { continue };
+        match run_c(exe, &scratch, &w) {
+            Some((rate, hits)) => {
+                println!("  C (benches/itree.c, no check): {rate:>12.0} ops/s");
+                println!(
+                    "  ratio (C / rmapcheck): check on {:.2}, check off {:.2}",
+                    rate / on.ops_per_s,
+                    rate / off.ops_per_s
+                );
+                if hits != on.hits {
+                    println!("  MISMATCH: the C tree's queries found {hits} nodes");
+                }
+            }
+            None => println!("  C (benches/itree.c): did not run"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -74,6 +74,17 @@ enum Cmd {
         /// Also write a C reproducer of each callers-mode counterexample as DIR/MODEL.repro.c.
         #[arg(long)]
         repro_dir: Option<PathBuf>,
+        /// Deep random search instead of the exhaustive one: this many seeded random walks of
+        /// up to --depth calls, with the same invariants and traces. Never `holds`: incomplete
+        /// (exit 3) unless a walk finds a counterexample (exit 1).
+        #[arg(long, value_name = "WALKS", conflicts_with = "max_depth")]
+        simulate: Option<u64>,
+        /// Calls per walk of --simulate at most (1..=64).
+        #[arg(long, value_name = "D", requires = "simulate", default_value_t = 20)]
+        depth: u32,
+        /// Seed of --simulate's walks (the same seed, the same walks).
+        #[arg(long, value_name = "S", requires = "simulate", default_value_t = 1)]
+        seed: u64,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -342,6 +353,9 @@ fn main() {
             trace_dir,
             quiet,
             repro_dir,
+            simulate,
+            depth,
+            seed,
         } => rmapcheck::cmd::check::check(
             &rmapcheck::cmd::check::CheckArgs {
                 models,
@@ -352,6 +366,11 @@ fn main() {
                 trace_dir,
                 repro_dir,
                 progress: !quiet,
+                simulate: simulate.map(|walks| rmapcheck::explore::simulate::Simulation {
+                    walks,
+                    depth,
+                    seed,
+                }),
             },
             &mut std::io::stdout(),
             &mut std::io::stderr(),

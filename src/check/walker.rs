@@ -38,9 +38,8 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
     for (m, a) in w.mappings.iter().enumerate() {
         for p in 0..bound {
             let mut obs = TreeObs::default();
-            let found: BTreeSet<u32> = interval::query(&a.i_mmap, &fk, p, p, &mut obs)
-                .into_iter()
-                .collect();
+            let found: BTreeSet<u32> =
+                interval::query_iter(&a.i_mmap, &fk, p, p, &mut obs).collect();
             let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
                 .filter(|&v| vma_live(w, v) && w.vma_mapping(v) == Some(m as u32))
                 .filter(|&v| covers(w, v, p, false))
@@ -69,8 +68,7 @@ pub fn check_walkers(w: &World) -> Vec<Violation> {
         }
         for p in 0..bound {
             let mut obs = TreeObs::default();
-            let found: BTreeSet<u32> = interval::query(&av.rb_root, &ak, p, p, &mut obs)
-                .into_iter()
+            let found: BTreeSet<u32> = interval::query_iter(&av.rb_root, &ak, p, p, &mut obs)
                 .filter_map(|c| w.avcs[c as usize].vma)
                 .collect();
             let want: BTreeSet<u32> = (0..w.vmas.len() as u32)

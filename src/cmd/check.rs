@@ -11,6 +11,7 @@ use crate::check::Invariant;
 use crate::explore::budget::{self, Budget};
 use crate::explore::scope::{Mode, Scope};
 use crate::explore::search::{search_within, Outcome, Stats};
+use crate::explore::simulate::{simulate, SimReport, Simulation};
 use crate::trace::text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,6 +55,8 @@ pub struct CheckArgs {
     pub repro_dir: Option<PathBuf>,
     /// Show progress (a spinner on a terminal).
     pub progress: bool,
+    /// Random walks instead of the exhaustive search (`--simulate WALKS --depth D --seed S`).
+    pub simulate: Option<Simulation>,
 }
 
 /// The scope after command-line overrides.
@@ -67,6 +70,17 @@ pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     }
     if let Some(d) = a.max_depth {
         s.max_depth = d;
+    }
+    if let Some(sim) = &a.simulate {
+        if a.max_depth.is_some() {
+            return Err(
+                "--max-depth bounds the exhaustive search; the walks of --simulate take --depth"
+                    .into(),
+            );
+        }
+        sim.validate()?;
+        // the walks' depth, so that the scope line and the traces say it
+        s.max_depth = sim.depth;
     }
     s.validate()?;
     Ok(s)
@@ -121,6 +135,46 @@ pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
         st.states_per_second(),
         budget::peak_resident_bytes() >> 20,
         st.collision_probability()
+    )
+}
+
+/// The verdict line of one model's simulation: the verdict with the walks, seed and depth, the
+/// figures of the walks counted, then (after the last `; `) the time, rate and memory, which
+/// alone differ between two runs with the same seed.
+pub fn sim_verdict_line(model: &Path, sim: &Simulation, r: &SimReport) -> String {
+    let st = &r.stats;
+    let v = match &r.outcome {
+        Outcome::Counterexample(t) => format!(
+            "COUNTEREXAMPLE {} (walk {} of {}, depth {}, seed {})",
+            t.invariant().map_or("", Invariant::name),
+            r.failing_walk.map_or(0, |i| i + 1),
+            sim.walks,
+            sim.depth,
+            sim.seed
+        ),
+        Outcome::Interleaving(t) => format!(
+            "COUNTEREXAMPLE {} (interleaving; walk {} of {}, depth {}, seed {})",
+            t.invariant().map_or("", Invariant::name),
+            r.failing_walk.map_or(0, |i| i + 1),
+            sim.walks,
+            sim.depth,
+            sim.seed
+        ),
+        Outcome::Incomplete { reason, .. } => format!("incomplete ({reason})"),
+        Outcome::Holds { .. } => "holds".to_string(),
+    };
+    format!(
+        "{}: {v}; {} walk{}, {} distinct states, {} calls, longest walk {}; {:.1}s, {:.0} calls/s, \
+         process peak RSS {} MiB",
+        model.display(),
+        r.walks,
+        if r.walks == 1 { "" } else { "s" },
+        st.states,
+        st.transitions,
+        st.depth,
+        st.seconds,
+        st.transitions as f64 / st.seconds.max(1e-9),
+        budget::peak_resident_bytes() >> 20,
     )
 }
 
@@ -327,9 +381,36 @@ impl Run<'_> {
                 states as f64 / secs.max(1e-9)
             ))
         };
-        let (outcome, stats) = search_within(&prog, &name, self.scope, &budget, &mut report);
+        let (outcome, stats, line) = match &self.a.simulate {
+            None => {
+                let (outcome, stats) =
+                    search_within(&prog, &name, self.scope, &budget, &mut report);
+                let line = verdict_line(m, &outcome, &stats);
+                (outcome, stats, line)
+            }
+            Some(sim) => {
+                let report = |walks: u64, calls: u64, secs: f64| {
+                    bar.report(&format!(
+                        "{name}: {walks} of {} walks, {calls} calls, {:.0} calls/s",
+                        sim.walks,
+                        calls as f64 / secs.max(1e-9)
+                    ))
+                };
+                let r = simulate(&prog, &name, self.scope, sim, &budget, Some(&report));
+                let line = sim_verdict_line(m, sim, &r);
+                (r.outcome, r.stats, line)
+            }
+        };
         bar.finish();
-        if stats.transitions == 0 && matches!(outcome, Outcome::Holds { .. }) {
+        let made_no_call = match outcome {
+            Outcome::Holds { .. } => true,
+            // every walk ran to its end (no stop) without making a call
+            Outcome::Incomplete { ref reason, .. } => {
+                self.a.simulate.is_some_and(|sim| *reason == sim.describe())
+            }
+            _ => false,
+        };
+        if stats.transitions == 0 && made_no_call {
             let e = no_call(m, self.scope);
             let _ = writeln!(self.err, "rmapcheck check: {e}");
             self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
@@ -337,7 +418,6 @@ impl Run<'_> {
             self.worsen(2);
             return;
         }
-        let line = verdict_line(m, &outcome, &stats);
         self.say(&line);
         match &outcome {
             Outcome::Holds { .. } => {

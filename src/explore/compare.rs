@@ -82,8 +82,7 @@ pub fn observe(w: &World) -> Observation {
     for (m, a) in w.mappings.iter().enumerate() {
         for p in 0..bound {
             let found: BTreeSet<(u32, u64)> =
-                interval::query(&a.i_mmap, &fk, p, p, &mut TreeObs::default())
-                    .into_iter()
+                interval::query_iter(&a.i_mmap, &fk, p, p, &mut TreeObs::default())
                     .filter(|&v| !w.vmas[v as usize].is_anonymous())
                     .map(|v| name(w, v))
                     .collect();
@@ -104,14 +103,13 @@ pub fn observe(w: &World) -> Observation {
                 continue;
             };
             for p in x.start_anon_pgoff()..=x.last_anon_pgoff() {
-                let found: BTreeSet<(u32, u64)> = interval::query(
+                let found: BTreeSet<(u32, u64)> = interval::query_iter(
                     &w.anon_vmas[a as usize].rb_root,
                     &ak,
                     p,
                     p,
                     &mut TreeObs::default(),
                 )
-                .into_iter()
                 .filter_map(|c| w.avcs[c as usize].vma)
                 .map(|v| name(w, v))
                 .collect();

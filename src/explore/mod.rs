@@ -14,4 +14,5 @@ pub mod op;
 pub mod proof;
 pub mod scope;
 pub mod search;
+pub mod simulate;
 pub mod walkers;

@@ -89,6 +89,14 @@ impl<'a> CallSystem<'a> {
     }
 }
 
+/// What [`CallSystem::call_step`] found. The successor is the common case: not boxed.
+#[allow(clippy::large_enum_variant)]
+pub enum CallStep {
+    Next(World),
+    Failed(CallFailure),
+    Stopped(String),
+}
+
 impl TransitionSystem for CallSystem<'_> {
     type State = World;
     type Action = Call;
@@ -113,11 +121,40 @@ impl TransitionSystem for CallSystem<'_> {
     }
 
     fn expand(&self, w: &World, depth: u32, _: &Budget) -> Expansion<Call, World, CallFailure> {
-        expand(self.scope, self.prog, self.opts, &self.budget, w, depth)
+        expand(self, w, depth)
     }
 
     fn action_bytes(&self, c: &Call) -> usize {
         c.func.capacity() + c.args.capacity() * std::mem::size_of::<Value>()
+    }
+}
+
+/// One call at a time, for the expansion and the simulation (`explore::simulate`).
+impl CallSystem<'_> {
+    /// Whether `w` is over the scope's VMA bound: it is not expanded (the search is bounded).
+    pub fn cut(&self, w: &World) -> bool {
+        w.mms
+            .iter()
+            .any(|m| !m.freed && m.vmas.len() > self.scope.max_vmas)
+    }
+
+    /// One call from `w`, a state found at `depth`: the canonical successor, or how the call
+    /// failed (alone, or against the scope's walkers while `depth` is below `walker_depth`),
+    /// or why a walker exploration stopped short.
+    pub fn call_step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
+        let mut w2 = w.clone();
+        let out = apply(self.prog, &mut w2, call, self.opts);
+        if out.failure.is_some() {
+            return CallStep::Failed(CallFailure::Call);
+        }
+        if self.scope.walkers > 0 && depth < self.scope.walker_depth {
+            match against_walkers(self.scope, self.prog, &self.budget, w, call) {
+                WalkerRun::Holds => {}
+                WalkerRun::Violation(t) => return CallStep::Failed(CallFailure::Interleaving(t)),
+                WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
+            }
+        }
+        CallStep::Next(w2.canonical())
     }
 }
 
@@ -225,49 +262,28 @@ fn against_walkers(
     WalkerRun::Holds
 }
 
-fn expand(
-    scope: &Scope,
-    prog: &Program,
-    opts: CheckOpts,
-    budget: &Arc<Budget>,
-    w: &World,
-    depth: u32,
-) -> Expansion<Call, World, CallFailure> {
+fn expand(sys: &CallSystem<'_>, w: &World, depth: u32) -> Expansion<Call, World, CallFailure> {
     let mut ex = Expansion::default();
-    let too_many = w
-        .mms
-        .iter()
-        .any(|m| !m.freed && m.vmas.len() > scope.max_vmas);
-    if too_many {
+    if sys.cut(w) {
         ex.cut = true;
         return ex;
     }
-    let concurrent = scope.walkers > 0 && depth < scope.walker_depth;
-    for call in alphabet::calls(scope, prog, w) {
-        if let Some(reason) = budget.poll() {
+    for call in alphabet::calls(sys.scope, sys.prog, w) {
+        if let Some(reason) = sys.budget.poll() {
             ex.stopped = Some(reason);
             return ex;
         }
-        let mut w2 = w.clone();
-        let out = apply(prog, &mut w2, &call, opts);
-        if out.failure.is_some() {
-            ex.failure = Some((Some(call), CallFailure::Call));
-            return ex;
-        }
-        if concurrent {
-            match against_walkers(scope, prog, budget, w, &call) {
-                WalkerRun::Holds => {}
-                WalkerRun::Violation(t) => {
-                    ex.failure = Some((Some(call), CallFailure::Interleaving(t)));
-                    return ex;
-                }
-                WalkerRun::Incomplete(reason) => {
-                    ex.stopped = Some(reason);
-                    return ex;
-                }
+        match sys.call_step(w, &call, depth) {
+            CallStep::Next(w2) => ex.succs.push((call, w2)),
+            CallStep::Failed(f) => {
+                ex.failure = Some((Some(call), f));
+                return ex;
+            }
+            CallStep::Stopped(reason) => {
+                ex.stopped = Some(reason);
+                return ex;
             }
         }
-        ex.succs.push((call, w2.canonical()));
     }
     ex
 }

@@ -3,6 +3,8 @@
 //! LAST in the subtree. Keys are read through [`IntervalKeys`] at the moment of use, and every
 //! key-driven descent can check each node it passes for a stale position (`stale-descent`).
 
+use std::cell::Cell;
+
 use super::rbtree::{self, Augment, Side};
 use super::types::{IntervalKeys, NodeId, RbRoot, StaleDescent, TreeError, TreeObs};
 
@@ -23,13 +25,13 @@ impl<K: IntervalKeys + ?Sized> IntervalAugment<'_, K> {
         if let Some(r) = t.right_of(n) {
             max = max.max(t.subtree_last_of(r));
         }
-        let Some(rec) = t.node_mut(n) else {
+        let Some(value) = t.subtree_last_mut(n) else {
             return true;
         };
-        if exit && rec.subtree_last == max {
+        if exit && *value == max {
             return true;
         }
-        rec.subtree_last = max;
+        *value = max;
         false
     }
 }
@@ -54,43 +56,133 @@ impl<K: IntervalKeys + ?Sized> Augment for IntervalAugment<'_, K> {
 
     fn copy(&self, t: &mut RbRoot, old: NodeId, new: NodeId) {
         let v = t.subtree_last_of(old);
-        if let Some(rec) = t.node_mut(new) {
-            rec.subtree_last = v;
+        if let Some(value) = t.subtree_last_mut(new) {
+            *value = v;
         }
     }
 
     fn rotate(&self, t: &mut RbRoot, old: NodeId, new: NodeId, obs: &mut TreeObs) {
         let v = t.subtree_last_of(old);
-        if let Some(rec) = t.node_mut(new) {
-            rec.subtree_last = v;
+        if let Some(value) = t.subtree_last_mut(new) {
+            *value = v;
         }
         self.compute_max(t, old, false, obs);
     }
 }
 
-/// Per-operation stale-descent checker: each node is examined once per operation.
+/// What this thread knows of one node id for [`StaleCheck`].
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The epoch of the operation that last examined the node.
+    epoch: u32,
+    /// The node's in-order neighbours (`NONE`: none) in the links of version `version` (0:
+    /// nothing kept).
+    prev: NodeId,
+    next: NodeId,
+    version: u64,
+}
+
+const NONE: NodeId = NodeId::MAX;
+
+/// This thread's slots, indexed by node id, and the last epoch handed out. Every slot's epoch
+/// is at most that epoch.
+#[derive(Default)]
+struct Marks {
+    epoch: u32,
+    slots: Vec<Slot>,
+}
+
+thread_local! {
+    static MARKS: Cell<Marks> = const {
+        Cell::new(Marks {
+            epoch: 0,
+            slots: Vec::new(),
+        })
+    };
+}
+
+/// Per-operation stale-descent checker: each node is examined once per operation, and each
+/// examination costs O(1) while the tree's links are unchanged.
+///
+/// - Whether a node was already examined is one compare: the operation takes a fresh epoch
+///   and marks each node it examines with it, in this thread's slot array (indexed by node
+///   id, grown on demand and kept between operations, so nothing is allocated per operation
+///   once it covers the ids).
+/// - The node's in-order neighbours (`rb_prev`/`rb_next`, a walk of up to the tree's height)
+///   are kept in the same slot with the links' version ([`RbRoot::links_version`]) and reused
+///   while the version is the same: later queries of an unchanged tree find them at once.
+///   Only the neighbours' ids are kept; their starts are read at the moment of use, as
+///   every key is.
+///
+/// The slots are taken on the first examined node, so an operation with the check off never
+/// touches them, and handed back when the operation ends.
 struct StaleCheck {
     op: &'static str,
-    seen: Vec<NodeId>,
+    marks: Marks,
+    /// Whether `marks` was taken from [`MARKS`] (and goes back on drop).
+    taken: bool,
 }
 
 impl StaleCheck {
     fn new(op: &'static str) -> Self {
         StaleCheck {
             op,
-            seen: Vec::new(),
+            marks: Marks::default(),
+            taken: false,
         }
+    }
+
+    fn take(&mut self) {
+        let mut m = MARKS.with(Cell::take);
+        m.epoch = match m.epoch.checked_add(1) {
+            Some(e) => e,
+            None => {
+                // after 2^32 operations: forget every mark (the neighbours stay right)
+                for s in &mut m.slots {
+                    s.epoch = 0;
+                }
+                1
+            }
+        };
+        self.marks = m;
+        self.taken = true;
     }
 
     fn visit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
         obs.stats.visits += 1;
-        if !obs.check_stale || self.seen.contains(&n) {
+        if !obs.check_stale {
             return;
         }
-        self.seen.push(n);
+        if !self.taken {
+            self.take();
+        }
+        let i = n as usize;
+        if i >= self.marks.slots.len() {
+            self.marks.slots.resize(i + 1, Slot::default());
+        }
+        let epoch = self.marks.epoch;
+        let slot = &mut self.marks.slots[i];
+        if slot.epoch == epoch {
+            return;
+        }
+        slot.epoch = epoch;
+        let version = t.links_version();
+        let (p, s) = if slot.version == version {
+            let id = |x: NodeId| (x != NONE).then_some(x);
+            (id(slot.prev), id(slot.next))
+        } else {
+            let (p, s) = (rbtree::prev(t, n), rbtree::next(t, n));
+            // an id of NodeId::MAX cannot be kept: it is a slot's "none"
+            if p != Some(NONE) && s != Some(NONE) {
+                slot.prev = p.unwrap_or(NONE);
+                slot.next = s.unwrap_or(NONE);
+                slot.version = version;
+            }
+            (p, s)
+        };
         let start = k.start(n);
-        let pred = rbtree::prev(t, n).map(|p| (p, k.start(p)));
-        let succ = rbtree::next(t, n).map(|s| (s, k.start(s)));
+        let pred = p.map(|p| (p, k.start(p)));
+        let succ = s.map(|s| (s, k.start(s)));
         let before_pred = pred.is_some_and(|(_, ps)| start < ps);
         let after_succ = succ.is_some_and(|(_, ss)| start > ss);
         if before_pred || after_succ {
@@ -101,6 +193,17 @@ impl StaleCheck {
                 pred,
                 succ,
             });
+        }
+    }
+}
+
+impl Drop for StaleCheck {
+    fn drop(&mut self) {
+        if self.taken {
+            // A check that overlapped this one (two live query iterators) may have put its
+            // slots back meanwhile; either array keeps every mark at most its epoch.
+            let marks = std::mem::take(&mut self.marks);
+            MARKS.with(|m| m.set(marks));
         }
     }
 }
@@ -124,9 +227,9 @@ pub fn insert(
     let mut cur = t.root;
     while let Some(p) = cur {
         check.visit(t, k, p, obs);
-        if let Some(rec) = t.node_mut(p) {
-            if rec.subtree_last < last {
-                rec.subtree_last = last;
+        if let Some(value) = t.subtree_last_mut(p) {
+            if *value < last {
+                *value = last;
             }
         }
         parent = Some(p);
@@ -166,9 +269,9 @@ pub fn insert_after(
         Some(mut p) => {
             loop {
                 obs.stats.visits += 1;
-                if let Some(rec) = t.node_mut(p) {
-                    if rec.subtree_last < last {
-                        rec.subtree_last = last;
+                if let Some(value) = t.subtree_last_mut(p) {
+                    if *value < last {
+                        *value = last;
                     }
                 }
                 match t.left_of(p) {
@@ -344,7 +447,8 @@ pub fn iter_next(
 }
 
 /// All nodes overlapping [first, last], in tree order (iter_first then iter_next); each
-/// node is checked for staleness at most once for the whole query.
+/// node is checked for staleness at most once for the whole query. The same as
+/// [`query_iter`] collected.
 pub fn query(
     t: &RbRoot,
     k: &impl IntervalKeys,
@@ -352,15 +456,198 @@ pub fn query(
     last: u64,
     obs: &mut TreeObs,
 ) -> Vec<NodeId> {
-    let mut check = StaleCheck::new("query");
-    let mut out = Vec::new();
-    let mut cur = iter_first_with(t, k, first, last, obs, &mut check);
-    while let Some(n) = cur {
-        out.push(n);
-        if out.len() > t.len() {
-            break; // only reachable in a corrupted tree
-        }
-        cur = iter_next_with(t, k, n, first, last, obs, &mut check);
+    query_iter(t, k, first, last, obs).collect()
+}
+
+/// [`query`] as an iterator: each `next` runs iter_first (the first time) or iter_next from
+/// the node it returned before, sharing one stale-descent check for the whole query. In a
+/// corrupted tree whose links loop it stops after one node more than the tree holds.
+pub fn query_iter<'a, K: IntervalKeys + ?Sized>(
+    t: &'a RbRoot,
+    k: &'a K,
+    first: u64,
+    last: u64,
+    obs: &'a mut TreeObs,
+) -> QueryIter<'a, K> {
+    QueryIter {
+        t,
+        k,
+        first,
+        last,
+        obs,
+        check: StaleCheck::new("query"),
+        started: false,
+        at: None,
+        returned: 0,
     }
-    out
+}
+
+/// The iterator of [`query_iter`].
+pub struct QueryIter<'a, K: ?Sized> {
+    t: &'a RbRoot,
+    k: &'a K,
+    first: u64,
+    last: u64,
+    obs: &'a mut TreeObs,
+    check: StaleCheck,
+    started: bool,
+    /// The node returned last (`None` before the first and after the last).
+    at: Option<NodeId>,
+    returned: usize,
+}
+
+impl<K: IntervalKeys + ?Sized> Iterator for QueryIter<'_, K> {
+    type Item = NodeId;
+
+    fn next(&mut self) -> Option<NodeId> {
+        let (t, k, first, last) = (self.t, self.k, self.first, self.last);
+        let found = match self.at {
+            None if self.started => return None,
+            None => {
+                self.started = true;
+                iter_first_with(t, &k, first, last, self.obs, &mut self.check)
+            }
+            Some(n) => {
+                if self.returned > t.len() {
+                    self.at = None;
+                    return None; // only reachable in a corrupted tree
+                }
+                iter_next_with(t, &k, n, first, last, self.obs, &mut self.check)
+            }
+        };
+        self.at = found;
+        self.returned += usize::from(found.is_some());
+        found
+    }
+}
+
+impl<K: IntervalKeys + ?Sized> std::iter::FusedIterator for QueryIter<'_, K> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(keys: &Vec<(u64, u64)>) -> RbRoot {
+        let mut t = RbRoot::new();
+        for n in 0..keys.len() as NodeId {
+            insert(&mut t, keys, n, &mut TreeObs::default()).unwrap();
+        }
+        t
+    }
+
+    #[test]
+    fn stale_marks_survive_the_epoch_wrapping() {
+        let mut keys: Vec<(u64, u64)> = (0..8).map(|i| (i * 10, i * 10 + 9)).collect();
+        let t = tree(&keys);
+        keys[0] = (75, 79); // stale: n0 now sorts after n7 but sits first
+        let mut before = TreeObs::checking();
+        let hits = query(&t, &keys, 0, 100, &mut before);
+        MARKS.with(|m| {
+            let mut marks = m.take();
+            marks.epoch = u32::MAX - 1;
+            m.set(marks);
+        });
+        for _ in 0..3 {
+            let mut obs = TreeObs::checking();
+            assert_eq!(query(&t, &keys, 0, 100, &mut obs), hits);
+            assert_eq!(obs.stale, before.stale);
+        }
+        assert!(!before.stale.is_empty());
+        assert_eq!(
+            MARKS.with(|m| {
+                let v = m.take();
+                let e = v.epoch;
+                m.set(v);
+                e
+            }),
+            2
+        );
+    }
+
+    #[test]
+    fn two_live_iterators_each_check_every_node_once() {
+        let mut keys: Vec<(u64, u64)> = (0..16).map(|i| (i * 4, i * 4 + 20)).collect();
+        let t = tree(&keys);
+        keys[5] = (1, 2);
+        let mut want = TreeObs::checking();
+        let all = query(&t, &keys, 0, 100, &mut want);
+        let (mut oa, mut ob) = (TreeObs::checking(), TreeObs::checking());
+        let mut a = query_iter(&t, &keys, 0, 100, &mut oa);
+        let mut b = query_iter(&t, &keys, 0, 100, &mut ob);
+        let (mut ga, mut gb) = (Vec::new(), Vec::new());
+        loop {
+            let (x, y) = (a.next(), b.next());
+            ga.extend(x);
+            gb.extend(y);
+            if x.is_none() && y.is_none() {
+                break;
+            }
+        }
+        drop((a, b));
+        assert_eq!((&ga, &gb), (&all, &all));
+        assert_eq!(oa.stale, want.stale);
+        assert_eq!(ob.stale, want.stale);
+        assert_eq!((oa.stats, ob.stats), (want.stats, want.stats));
+        // and the marks still work after both went back
+        let mut again = TreeObs::checking();
+        assert_eq!(query(&t, &keys, 0, 100, &mut again), all);
+        assert_eq!(again.stale, want.stale);
+    }
+
+    #[test]
+    fn kept_neighbours_are_those_of_the_current_links() {
+        // After every change (insert, erase, a key changed in place, a link overwritten by
+        // hand) a checked query of the tree reports what the same query of a fresh copy
+        // (whose links have a version never seen) reports.
+        let mut rng = crate::tree::bench::SplitMix64(7);
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        let mut t = RbRoot::new();
+        let mut members: Vec<NodeId> = Vec::new();
+        let fresh = |t: &RbRoot| t.remap(&|n| n);
+        for round in 0..3000 {
+            match rng.below(10) {
+                0..=3 => {
+                    let s = rng.below(200);
+                    keys.push((s, s + rng.below(20)));
+                    let n = keys.len() as NodeId - 1;
+                    insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
+                    members.push(n);
+                }
+                4 | 5 if !members.is_empty() => {
+                    let i = rng.below(members.len() as u64) as usize;
+                    remove(
+                        &mut t,
+                        &keys,
+                        members.swap_remove(i),
+                        &mut TreeObs::default(),
+                    )
+                    .unwrap();
+                }
+                6 if !keys.is_empty() => {
+                    let i = rng.below(keys.len() as u64) as usize;
+                    let s = rng.below(200);
+                    keys[i] = (s, s + rng.below(20));
+                }
+                7 if round % 97 == 0 && members.len() > 2 => {
+                    // swap two members' left links: a corrupted tree
+                    let (a, b) = (members[0], members[1]);
+                    let (la, lb) = (t.left_of(a), t.left_of(b));
+                    t.node_mut(a).unwrap().left = lb;
+                    t.node_mut(b).unwrap().left = la;
+                }
+                _ => {}
+            }
+            for _ in 0..3 {
+                let f = rng.below(220);
+                let l = f + rng.below(30);
+                let (mut a, mut b) = (TreeObs::checking(), TreeObs::checking());
+                let copy = fresh(&t);
+                assert_eq!(
+                    query(&t, &keys, f, l, &mut a),
+                    query(&copy, &keys, f, l, &mut b)
+                );
+                assert_eq!(a.stale, b.stale, "round {round}");
+            }
+        }
+    }
 }

@@ -111,7 +111,10 @@ impl RbRoot {
                     self.set_child(p, Side::Right, new);
                 }
             }
-            None => self.root = new,
+            None => {
+                self.links_changed();
+                self.root = new;
+            }
         }
     }
     /// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour, `old` goes under
@@ -132,7 +135,10 @@ pub fn link_node(t: &mut RbRoot, n: NodeId, parent: Option<NodeId>, side: Side, 
     t.alloc(n, rec);
     match parent {
         Some(p) => t.set_child(p, side, Some(n)),
-        None => t.root = Some(n),
+        None => {
+            t.links_changed();
+            t.root = Some(n);
+        }
     }
 }
 

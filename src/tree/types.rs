@@ -1,8 +1,10 @@
 //! Core data types of the tree module: the per-id node arena ([`RbRoot`]), node records,
 //! the key-reading trait, the work/stale-descent observer and the precondition errors.
 
+use std::cell::Cell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Id of the object that embeds a tree node (a VMA id or an AVC id).
 pub type NodeId = u32;
@@ -40,11 +42,61 @@ impl RbNode {
 
 /// One tree (the kernel's `rb_root`; the leftmost cache of `rb_root_cached` is recomputed on
 /// demand). A node is a member exactly when its arena slot holds `Some`.
-#[derive(Clone, Debug, Default)]
+///
+/// Every change of a link goes through `&mut self` and clears the links' version; a reader
+/// asks for the version ([`RbRoot::links_version`]) and gets a number no other set of links
+/// ever had, so a cache keyed by it (the stale-descent check's in-order neighbours) is never
+/// read for links it was not computed on. A clone keeps the version: its links are the same.
+/// The version takes no part in equality, hashing or `Debug`.
+#[derive(Default)]
 pub struct RbRoot {
     pub(crate) root: Option<NodeId>,
     pub(crate) nodes: Vec<Option<RbNode>>,
     pub(crate) count: usize,
+    /// 0: not asked for since the last change.
+    links_version: AtomicU64,
+}
+
+impl Clone for RbRoot {
+    fn clone(&self) -> Self {
+        RbRoot {
+            root: self.root,
+            nodes: self.nodes.clone(),
+            count: self.count,
+            links_version: AtomicU64::new(self.links_version.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl fmt::Debug for RbRoot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RbRoot")
+            .field("root", &self.root)
+            .field("nodes", &self.nodes)
+            .field("count", &self.count)
+            .finish()
+    }
+}
+
+/// Versions handed out: each thread draws from its own range (its number in the high bits), so
+/// no two threads ever hand out the same version and none waits for another.
+static VERSION_RANGES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    static NEXT_VERSION: Cell<u64> = const { Cell::new(0) };
+}
+
+fn fresh_version() -> u64 {
+    NEXT_VERSION.with(|c| {
+        let mut v = c.get();
+        if v & ((1 << 40) - 1) == 0 {
+            // first use on this thread, or 2^40 versions drawn: a new range
+            v = (VERSION_RANGES.fetch_add(1, Ordering::Relaxed) + 1) << 40;
+        }
+        v += 1;
+        c.set(v);
+        v
+    })
 }
 
 impl RbRoot {
@@ -102,12 +154,41 @@ impl RbRoot {
 
     /// Mutable access to a member's node record (used by corruption tests).
     pub fn node_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
+        self.links_changed();
         self.nodes.get_mut(n as usize).and_then(|s| s.as_mut())
+    }
+
+    /// A member's `subtree_last`, to write without changing a link (the links keep their
+    /// version).
+    pub(crate) fn subtree_last_mut(&mut self, n: NodeId) -> Option<&mut u64> {
+        self.nodes
+            .get_mut(n as usize)
+            .and_then(|s| s.as_mut())
+            .map(|r| &mut r.subtree_last)
     }
 
     /// Overwrite the root pointer (tests only; no checking).
     pub fn set_root(&mut self, r: Option<NodeId>) {
+        self.links_changed();
         self.root = r;
+    }
+
+    /// Forget the links' version: called by everything that may change a link.
+    pub(crate) fn links_changed(&mut self) {
+        *self.links_version.get_mut() = 0;
+    }
+
+    /// The links' version: the same number for as long as no link changes, and a number no
+    /// other links had (of this tree or any other) once one does. Never 0.
+    pub(crate) fn links_version(&self) -> u64 {
+        let v = self.links_version.load(Ordering::Relaxed);
+        if v != 0 {
+            return v;
+        }
+        // two threads reading the same tree may both store one: either is right for it
+        let v = fresh_version();
+        self.links_version.store(v, Ordering::Relaxed);
+        v
     }
 
     /// The same tree with every node id `n` renamed `map(n)` (links included), for
@@ -170,6 +251,7 @@ impl RbRoot {
 
     /// Insert a fresh node record for `n` (growing the arena on demand).
     pub(crate) fn alloc(&mut self, n: NodeId, node: RbNode) {
+        self.links_changed();
         let i = n as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, None);
@@ -182,6 +264,7 @@ impl RbRoot {
 
     /// Drop the record of `n` after it has been unlinked.
     pub(crate) fn free(&mut self, n: NodeId) {
+        self.links_changed();
         if let Some(slot) = self.nodes.get_mut(n as usize) {
             if slot.take().is_some() {
                 self.count -= 1;

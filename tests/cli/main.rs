@@ -1,5 +1,6 @@
 //! The command line end to end: bad input, output formats, traces and replay, diff/new, the
-//! HTML report, kdiff against the running kernel, fuzz findings, and the layering rules.
+//! HTML report, kdiff against the running kernel, fuzz findings, the layering rules, and
+//! `check --simulate`.
 //!
 //! One test binary for the area (each file below is a module), so the suite links a few
 //! binaries instead of one per file.
@@ -14,4 +15,5 @@ mod report;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]
 mod scratch;
+mod simulate;
 mod trace_cli;
