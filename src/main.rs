@@ -74,6 +74,23 @@ enum Cmd {
         /// Also write a C reproducer of each callers-mode counterexample as DIR/MODEL.repro.c.
         #[arg(long)]
         repro_dir: Option<PathBuf>,
+        /// Search on this many timely worker threads (per process); the same verdict, states,
+        /// depth and counterexample as the single-process search.
+        #[arg(long)]
+        workers: Option<usize>,
+        /// This process's index in a cluster run (0 ..= N-1): its address is line I of the
+        /// hostfile.
+        #[arg(long)]
+        process: Option<usize>,
+        /// Processes in the cluster run (each started with the same command but --process).
+        #[arg(long)]
+        processes: Option<usize>,
+        /// The cluster's addresses, one HOST:PORT per line, process 0 first.
+        #[arg(long)]
+        hostfile: Option<PathBuf>,
+        /// Seconds to wait for every process of the cluster to connect (then exit 2).
+        #[arg(long, default_value_t = 60.0)]
+        connect_timeout: f64,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -342,20 +359,38 @@ fn main() {
             trace_dir,
             quiet,
             repro_dir,
-        } => rmapcheck::cmd::check::check(
-            &rmapcheck::cmd::check::CheckArgs {
-                models,
-                scope,
-                mode,
-                max_depth,
-                format: format.lib(),
-                trace_dir,
-                repro_dir,
-                progress: !quiet,
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+            workers,
+            process,
+            processes,
+            hostfile,
+            connect_timeout,
+        } => match rmapcheck::explore::distributed::Cluster::from_flags(
+            workers,
+            process,
+            processes,
+            hostfile.as_deref(),
+            connect_timeout,
+        ) {
+            Err(e) => {
+                eprintln!("rmapcheck check: {e}");
+                2
+            }
+            Ok(cluster) => rmapcheck::cmd::check::check(
+                &rmapcheck::cmd::check::CheckArgs {
+                    models,
+                    scope,
+                    mode,
+                    max_depth,
+                    format: format.lib(),
+                    trace_dir,
+                    repro_dir,
+                    progress: !quiet,
+                    cluster,
+                },
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
+            ),
+        },
         Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
         Cmd::Kdiff {
             model,

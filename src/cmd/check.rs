@@ -54,6 +54,9 @@ pub struct CheckArgs {
     pub repro_dir: Option<PathBuf>,
     /// Show progress (a spinner on a terminal).
     pub progress: bool,
+    /// Run the search on timely workers (threads, or a cluster of processes) instead of the
+    /// single-process search (`src/explore/distributed/`).
+    pub cluster: Option<crate::explore::distributed::Cluster>,
 }
 
 /// The scope after command-line overrides.
@@ -327,7 +330,25 @@ impl Run<'_> {
                 states as f64 / secs.max(1e-9)
             ))
         };
-        let (outcome, stats) = search_within(&prog, &name, self.scope, &budget, &mut report);
+        let (outcome, stats) = match &self.a.cluster {
+            None => search_within(&prog, &name, self.scope, &budget, &mut report),
+            Some(c) => {
+                let say = |line: &str| bar.report(&format!("{name}: {line}"));
+                match crate::explore::distributed::search(&prog, &name, self.scope, &budget, c, &say)
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        bar.finish();
+                        let e = format!("{name}: distributed search: {e}; no verdict");
+                        let _ = writeln!(self.err, "rmapcheck check: {e}");
+                        self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
+                        self.push_json(m, "error", &Stats::default(), None, Some(&e));
+                        self.worsen(2);
+                        return;
+                    }
+                }
+            }
+        };
         bar.finish();
         if stats.transitions == 0 && matches!(outcome, Outcome::Holds { .. }) {
             let e = no_call(m, self.scope);
