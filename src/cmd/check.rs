@@ -334,8 +334,9 @@ impl Run<'_> {
             None => search_within(&prog, &name, self.scope, &budget, &mut report),
             Some(c) => {
                 let say = |line: &str| bar.report(&format!("{name}: {line}"));
-                match crate::explore::distributed::search(&prog, &name, self.scope, &budget, c, &say)
-                {
+                match crate::explore::distributed::search(
+                    &prog, &name, self.scope, &budget, c, &say,
+                ) {
                     Ok(r) => r,
                     Err(e) => {
                         bar.finish();

@@ -93,7 +93,9 @@ impl<'a> CallSystem<'a> {
     /// expanding the others: how a distributed search replays a path of successor indices.
     /// `None` when `w` offers fewer calls.
     pub fn step(&self, w: &World, index: usize) -> Option<(Call, World)> {
-        let call = alphabet::calls(self.scope, self.prog, w).into_iter().nth(index)?;
+        let call = alphabet::calls(self.scope, self.prog, w)
+            .into_iter()
+            .nth(index)?;
         let mut w2 = w.clone();
         apply(self.prog, &mut w2, &call, self.opts);
         Some((call, w2.canonical()))

@@ -34,6 +34,10 @@ fn read_words<const N: usize>(s: &mut TcpStream) -> std::io::Result<[u64; N]> {
     Ok(out)
 }
 
+fn secs(d: Duration) -> String {
+    format!("{}", d.as_secs_f64())
+}
+
 fn mismatch(j: usize, addr: &str) -> String {
     format!(
         "process {j} ({addr}) runs a different model, scope or --workers: every process must \
@@ -42,13 +46,21 @@ fn mismatch(j: usize, addr: &str) -> String {
 }
 
 /// Connect to process `j` at `addr` before `deadline`, retrying; say hello.
-fn dial(j: usize, addr: &str, me: usize, digest: u64, deadline: Instant) -> Result<TcpStream, String> {
+fn dial(
+    j: usize,
+    addr: &str,
+    me: usize,
+    digest: u64,
+    timeout: Duration,
+    deadline: Instant,
+) -> Result<TcpStream, String> {
     let mut last = String::from("no address");
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(format!(
-                "could not reach process {j} at {addr} within the connect timeout ({last})"
+                "could not reach process {j} at {addr} within the connect timeout of {}s ({last})",
+                secs(timeout)
             ));
         }
         let addrs: Vec<_> = match addr.to_socket_addrs() {
@@ -88,6 +100,7 @@ fn accept_all(
     addresses: &[String],
     me: usize,
     digest: u64,
+    timeout: Duration,
     deadline: Instant,
 ) -> Result<Vec<Option<TcpStream>>, String> {
     let mut got: Vec<Option<TcpStream>> = (me + 1..addresses.len()).map(|_| None).collect();
@@ -109,12 +122,16 @@ fn accept_all(
                 if magic != MAGIC || j <= me || j >= addresses.len() {
                     continue;
                 }
+                // the digest goes back either way, so that both ends can tell what is wrong
+                let answer = write_words(&mut s, &[digest]);
                 if d != digest {
                     return Err(mismatch(j, &addresses[j]));
                 }
-                write_words(&mut s, &[digest])
+                answer
                     .and_then(|()| s.set_read_timeout(None))
-                    .map_err(|e| format!("process {j} ({}) broke the handshake: {e}", addresses[j]))?;
+                    .map_err(|e| {
+                        format!("process {j} ({}) broke the handshake: {e}", addresses[j])
+                    })?;
                 got[j - me - 1] = Some(s);
             }
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -126,8 +143,9 @@ fn accept_all(
                         .map(|(k, _)| format!("process {} ({})", me + 1 + k, addresses[me + 1 + k]))
                         .collect();
                     return Err(format!(
-                        "{} did not connect within the connect timeout",
-                        missing.join(", ")
+                        "{} did not connect within the connect timeout of {}s",
+                        missing.join(", "),
+                        secs(timeout)
                     ));
                 }
                 std::thread::sleep(RETRY / 2);
@@ -153,10 +171,10 @@ pub fn mesh(
     let dialer = std::thread::spawn(move || {
         below
             .into_iter()
-            .map(|(j, a)| dial(j, &a, me, digest, deadline).map(Some))
+            .map(|(j, a)| dial(j, &a, me, digest, timeout, deadline).map(Some))
             .collect::<Result<Vec<_>, String>>()
     });
-    let above = accept_all(&listener, addresses, me, digest, deadline);
+    let above = accept_all(&listener, addresses, me, digest, timeout, deadline);
     let mut out = dialer
         .join()
         .map_err(|_| "the connecting thread panicked".to_string())??;
@@ -170,8 +188,12 @@ mod tests {
     use super::*;
 
     fn free_ports(n: usize) -> Vec<String> {
-        let ls: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
-        ls.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
+        let ls: Vec<TcpListener> = (0..n)
+            .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+            .collect();
+        ls.iter()
+            .map(|l| l.local_addr().unwrap().to_string())
+            .collect()
     }
 
     #[test]
@@ -181,7 +203,9 @@ mod tests {
         let hs: Vec<_> = (0..3)
             .map(|i| {
                 let a = addrs.clone();
-                std::thread::spawn(move || mesh(&a, i, 7, t).map(|v| v.iter().map(Option::is_some).collect::<Vec<_>>()))
+                std::thread::spawn(move || {
+                    mesh(&a, i, 7, t).map(|v| v.iter().map(Option::is_some).collect::<Vec<_>>())
+                })
             })
             .collect();
         let got: Vec<_> = hs.into_iter().map(|h| h.join().unwrap().unwrap()).collect();
@@ -191,13 +215,19 @@ mod tests {
         let h = std::thread::spawn(move || mesh(&a, 1, 8, t).map(|_| ()));
         let e0 = mesh(&addrs, 0, 7, t).map(|_| ()).unwrap_err();
         let e1 = h.join().unwrap().unwrap_err();
-        assert!(e0.contains("different model") && e1.contains("different model"), "{e0} / {e1}");
+        assert!(
+            e0.contains("different model") && e1.contains("different model"),
+            "{e0} / {e1}"
+        );
     }
 
     #[test]
     fn a_peer_that_never_connects_times_out() {
         let addrs = free_ports(2);
         let e = mesh(&addrs, 0, 1, Duration::from_millis(300)).unwrap_err();
-        assert!(e.contains("process 1") && e.contains("did not connect"), "{e}");
+        assert!(
+            e.contains("process 1") && e.contains("did not connect"),
+            "{e}"
+        );
     }
 }

@@ -107,7 +107,12 @@ impl Bfs {
         if t % 2 == 0 {
             if d > 0 {
                 let reps = self.exp_reports.remove(&t).unwrap_or_default();
-                assert_eq!(reps.len(), self.peers as usize, "expansion reports of depth {}", d - 1);
+                assert_eq!(
+                    reps.len(),
+                    self.peers as usize,
+                    "expansion reports of depth {}",
+                    d - 1
+                );
                 if !self.ledger.borrow_mut().expanded(d - 1, &reps) {
                     return Vec::new();
                 }
@@ -116,9 +121,17 @@ impl Bfs {
             self.report(Body::Seen { new })
         } else {
             let reps = self.seen_reports.remove(&t).unwrap_or_default();
-            assert_eq!(reps.len(), self.peers as usize, "de-duplication reports of depth {d}");
+            assert_eq!(
+                reps.len(),
+                self.peers as usize,
+                "de-duplication reports of depth {d}"
+            );
             let (max_depth, max_states) = (self.sh.scope.max_depth, self.sh.scope.max_states);
-            if !self.ledger.borrow_mut().seen(d, &reps, max_depth, max_states) {
+            if !self
+                .ledger
+                .borrow_mut()
+                .seen(d, &reps, max_depth, max_states)
+            {
                 return Vec::new();
             }
             if self.sh.die_at == Some(d) {
@@ -253,7 +266,9 @@ pub fn run(worker: &mut Worker, sh: Arc<Shared>, local: usize) -> Ledger {
                         let port = output.output_index();
                         let mut got: Vec<(u32, Msg)> = Vec::new();
                         input.for_each_stamp(|cap, data| {
-                            let Some(cap) = cap.retain_least(port) else { return };
+                            let Some(cap) = cap.retain_least(port) else {
+                                return;
+                            };
                             let t = *cap.time();
                             for c in data {
                                 got.extend(c.drain(..).map(|m| (t, m)));

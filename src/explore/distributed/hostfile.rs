@@ -15,12 +15,7 @@ pub fn parse(text: &str, processes: usize) -> Result<Vec<String>, String> {
         let port = line.rsplit_once(':').map(|(h, p)| (h, p.parse::<u16>()));
         match port {
             Some((h, Ok(_))) if !h.is_empty() => out.push(line.to_string()),
-            _ => {
-                return Err(format!(
-                    "line {}: `{line}` is not HOST:PORT",
-                    n + 1
-                ))
-            }
+            _ => return Err(format!("line {}: `{line}` is not HOST:PORT", n + 1)),
         }
         if out.len() == processes {
             return Ok(out);
@@ -51,7 +46,9 @@ mod tests {
 
     #[test]
     fn too_few_or_malformed_lines_are_refused() {
-        assert!(parse("a:1\n", 2).unwrap_err().contains("1 address(es) for 2"));
+        assert!(parse("a:1\n", 2)
+            .unwrap_err()
+            .contains("1 address(es) for 2"));
         assert!(parse("a:1\nb\n", 2).unwrap_err().contains("line 2"));
         assert!(parse(":1\n", 1).is_err());
         assert!(parse("a:port\n", 1).is_err());

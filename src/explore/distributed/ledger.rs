@@ -108,7 +108,13 @@ impl Ledger {
     }
 
     /// Every worker's [`Body::Seen`] report of depth `d`; whether to expand the depth.
-    pub fn seen(&mut self, d: u32, reports: &[(u32, u64)], max_depth: u32, max_states: usize) -> bool {
+    pub fn seen(
+        &mut self,
+        d: u32,
+        reports: &[(u32, u64)],
+        max_depth: u32,
+        max_states: usize,
+    ) -> bool {
         let mut total = 0;
         for &(from, new) in reports {
             if let Some(n) = self.per_worker.get_mut(from as usize) {
@@ -167,7 +173,10 @@ mod tests {
         assert!(l.seen(0, &[(0, 1), (1, 0)], 4, 100));
         assert!(l.expanded(0, &[(1, Expanded::default()), (0, Expanded::default())]));
         assert!(!l.seen(1, &[(0, 0), (1, 0)], 4, 100));
-        assert_eq!((l.end.clone(), l.depth, l.cut), (Some(End::Holds), 1, false));
+        assert_eq!(
+            (l.end.clone(), l.depth, l.cut),
+            (Some(End::Holds), 1, false)
+        );
     }
 
     #[test]
@@ -188,7 +197,13 @@ mod tests {
     fn the_state_bound_and_a_spent_budget_are_incomplete() {
         let mut l = Ledger::new(1);
         assert!(!l.seen(2, &[(0, 11)], 4, 10));
-        assert!(matches!(l.end, Some(End::Incomplete { complete_depth: 1, .. })));
+        assert!(matches!(
+            l.end,
+            Some(End::Incomplete {
+                complete_depth: 1,
+                ..
+            })
+        ));
         let mut l = Ledger::new(1);
         let e = Expanded {
             stopped: Some("time bound 1s reached".into()),
@@ -196,6 +211,12 @@ mod tests {
         };
         assert!(!l.expanded(3, &[(0, e)]));
         assert_eq!(l.depth, 4);
-        assert!(matches!(l.end, Some(End::Incomplete { complete_depth: 3, .. })));
+        assert!(matches!(
+            l.end,
+            Some(End::Incomplete {
+                complete_depth: 3,
+                ..
+            })
+        ));
     }
 }

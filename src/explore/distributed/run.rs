@@ -40,7 +40,10 @@ fn digest(prog: &Program, model: &str, scope: &Scope, workers: usize) -> u64 {
 
 /// The testing hook of `RMAPCHECK_TEST_EXIT_AT_DEPTH`.
 fn die_at() -> Option<u32> {
-    std::env::var("RMAPCHECK_TEST_EXIT_AT_DEPTH").ok()?.parse().ok()
+    std::env::var("RMAPCHECK_TEST_EXIT_AT_DEPTH")
+        .ok()?
+        .parse()
+        .ok()
 }
 
 /// Every panic while the workers run ends the process (exit 2) with `what` and the panic.
@@ -127,7 +130,12 @@ fn watch(live: &Live, done: &AtomicBool, t0: Instant, report: &(dyn Fn(&str) + S
 }
 
 /// The failure at the end of `path`: replay its prefix and expand the last state again.
-fn failure_at(sys: &CallSystem<'_>, s0: &crate::world::World, path: &[u16], budget: &Budget) -> (Vec<Call>, CallFailure) {
+fn failure_at(
+    sys: &CallSystem<'_>,
+    s0: &crate::world::World,
+    path: &[u16],
+    budget: &Budget,
+) -> (Vec<Call>, CallFailure) {
     let mut calls = Vec::new();
     let mut w = s0.clone();
     for &j in &path[..path.len() - 1] {
@@ -148,7 +156,10 @@ fn failure_at(sys: &CallSystem<'_>, s0: &crate::world::World, path: &[u16], budg
         // the search's own bound spent: the trace's re-run finds the violation itself
         _ => {
             let last = usize::from(path[path.len() - 1]);
-            if let Some(c) = crate::explore::alphabet::calls(sys.scope, sys.prog, &w).into_iter().nth(last) {
+            if let Some(c) = crate::explore::alphabet::calls(sys.scope, sys.prog, &w)
+                .into_iter()
+                .nth(last)
+            {
                 calls.push(c);
             }
             (calls, CallFailure::Call)
@@ -172,14 +183,20 @@ pub fn search(
     let s0 = match sys.initial() {
         Ok(s) => s,
         Err(Start::Error(e)) => {
-            return Ok((outcome_of(prog, model_name, scope, Verdict::Error(e)), Stats::default()))
+            return Ok((
+                outcome_of(prog, model_name, scope, Verdict::Error(e)),
+                Stats::default(),
+            ))
         }
         Err(Start::Failure(f)) => {
             let st = Stats {
                 states: 1,
                 ..Stats::default()
             };
-            return Ok((outcome_of(prog, model_name, scope, Verdict::FailedInitial(f)), st));
+            return Ok((
+                outcome_of(prog, model_name, scope, Verdict::FailedInitial(f)),
+                st,
+            ));
         }
     };
     let (builders, others) = allocators(cluster, digest(prog, model_name, scope, cluster.workers))?;
@@ -195,10 +212,15 @@ pub fn search(
     let first = cluster.process * cluster.workers;
     let guard = PanicExit::install();
     let sh = Arc::clone(&shared);
-    let guards = timely::execute::execute_from(builders, others, timely::WorkerConfig::default(), move |w| {
-        let local = w.index() - first;
-        dataflow::run(w, Arc::clone(&sh), local)
-    })?;
+    let guards = timely::execute::execute_from(
+        builders,
+        others,
+        timely::WorkerConfig::default(),
+        move |w| {
+            let local = w.index() - first;
+            dataflow::run(w, Arc::clone(&sh), local)
+        },
+    )?;
     let done = AtomicBool::new(false);
     let results = std::thread::scope(|sc| {
         sc.spawn(|| watch(&live, &done, t0, report));
@@ -219,7 +241,11 @@ pub fn search(
     let verdict = match l.end.clone() {
         Some(End::Holds) => {
             let local: u64 = live.states.iter().map(|s| s.load(Ordering::Relaxed)).sum();
-            let bytes: u64 = live.seen_bytes.iter().map(|s| s.load(Ordering::Relaxed)).sum();
+            let bytes: u64 = live
+                .seen_bytes
+                .iter()
+                .map(|s| s.load(Ordering::Relaxed))
+                .sum();
             st.bytes_per_state = (bytes / local.max(1)) as usize;
             Verdict::Holds { exhausted: !l.cut }
         }
