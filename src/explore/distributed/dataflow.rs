@@ -83,6 +83,9 @@ struct Bfs {
     exp_reports: BTreeMap<u32, Vec<(u32, Expanded)>>,
     /// The new states of the depth being worked on, in path order.
     level: Vec<(u64, Path)>,
+    /// Worlds of the successors this worker owns itself, kept from its expansion so that they
+    /// need no replay (any world with the fingerprint is the state).
+    own: HashMap<u64, World>,
     ledger: Rc<RefCell<Ledger>>,
 }
 
@@ -187,10 +190,14 @@ impl Bfs {
         let mut e = Expanded::default();
         let mut out = Vec::new();
         let mut sent: HashSet<u64> = HashSet::new();
+        let mut own = std::mem::take(&mut self.own);
         for (fp, path) in std::mem::take(&mut self.level) {
-            let w = match replay(&sys, &sh.s0, &path) {
-                Some(w) if fingerprint(&w) == fp => w,
-                _ => panic!("replaying the path {path:?} did not reach the state it names"),
+            let w = match own.remove(&fp) {
+                Some(w) => w,
+                None => match replay(&sys, &sh.s0, &path) {
+                    Some(w) if fingerprint(&w) == fp => w,
+                    _ => panic!("replaying the path {path:?} did not reach the state it names"),
+                },
             };
             let ex = sys.expand(&w, d, &sh.budget);
             e.cut |= ex.cut;
@@ -200,11 +207,16 @@ impl Bfs {
             }
             e.transitions += ex.succs.len() as u64;
             let n = ex.succs.len();
-            for (j, (_, succ)) in ex.succs.iter().enumerate() {
-                let sfp = fingerprint(succ);
+            let failed = ex.failure.is_some();
+            for (j, (_, succ)) in ex.succs.into_iter().enumerate() {
+                let sfp = fingerprint(&succ);
                 let to = owner(sfp, self.peers);
                 if (to == self.index && self.seen.contains(&sfp)) || !sent.insert(sfp) {
                     continue;
+                }
+                // states at the depth bound are counted, never expanded: no world to keep
+                if to == self.index && d + 1 < sh.scope.max_depth {
+                    self.own.insert(sfp, succ);
                 }
                 e.sent += 1;
                 e.remote += u64::from(to != self.index);
@@ -212,7 +224,7 @@ impl Bfs {
                 p.push(j as u16);
                 out.push(Msg::Cand { fp: sfp, path: p });
             }
-            if ex.failure.is_some() {
+            if failed {
                 e.transitions += 1;
                 let mut p = path;
                 p.push(n as u16);
@@ -260,6 +272,7 @@ pub fn run(worker: &mut Worker, sh: Arc<Shared>, local: usize) -> Ledger {
                         seen_reports: BTreeMap::new(),
                         exp_reports: BTreeMap::new(),
                         level: Vec::new(),
+                        own: HashMap::new(),
                         ledger: l2,
                     };
                     move |(input, frontier), output| {
