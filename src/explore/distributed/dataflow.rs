@@ -7,7 +7,7 @@
 //! each new state's path from the initial world and expand it, in path order, sending its
 //! successors to their owners at the next depth.
 
-use super::ledger::{owner, Body, End, Expanded, Ledger, Msg, Path};
+use super::ledger::{owner, Body, Expanded, Ledger, Msg, Path};
 use crate::explore::budget::Budget;
 use crate::explore::checker::TransitionSystem;
 use crate::explore::scope::Scope;
@@ -107,7 +107,7 @@ impl Bfs {
     /// Run the phase at `t`; the messages to send at `t`.
     fn phase(&mut self, t: u32) -> Vec<Msg> {
         let d = t / 2;
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             if d > 0 {
                 let reps = self.exp_reports.remove(&t).unwrap_or_default();
                 assert_eq!(
@@ -317,9 +317,4 @@ pub fn run(worker: &mut Worker, sh: Arc<Shared>, local: usize) -> Ledger {
     }
     let l = ledger.borrow().clone();
     l
-}
-
-/// Whether a ledger ended (a worker whose dataflow drained without an end is a bug).
-pub fn ended(l: &Ledger) -> Option<&End> {
-    l.end.as_ref()
 }
