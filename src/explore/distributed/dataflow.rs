@@ -41,6 +41,8 @@ pub struct Shared {
 pub struct Live {
     /// Distinct states owned, per local worker.
     pub states: Vec<AtomicU64>,
+    /// States expanded, per local worker.
+    pub expanded: Vec<AtomicU64>,
     /// Candidates sent, and of those to another worker.
     pub sent: AtomicU64,
     pub remote: AtomicU64,
@@ -54,6 +56,7 @@ impl Live {
     pub fn new(workers: usize) -> Live {
         Live {
             states: (0..workers).map(|_| AtomicU64::new(0)).collect(),
+            expanded: (0..workers).map(|_| AtomicU64::new(0)).collect(),
             seen_bytes: (0..workers).map(|_| AtomicU64::new(0)).collect(),
             ..Live::default()
         }
@@ -206,6 +209,7 @@ impl Bfs {
                 break;
             }
             e.transitions += ex.succs.len() as u64;
+            let before = (e.sent, e.remote);
             let n = ex.succs.len();
             let failed = ex.failure.is_some();
             for (j, (_, succ)) in ex.succs.into_iter().enumerate() {
@@ -224,6 +228,11 @@ impl Bfs {
                 p.push(j as u16);
                 out.push(Msg::Cand { fp: sfp, path: p });
             }
+            let live = &sh.live;
+            live.sent.fetch_add(e.sent - before.0, Ordering::Relaxed);
+            live.remote
+                .fetch_add(e.remote - before.1, Ordering::Relaxed);
+            live.expanded[self.local].fetch_add(1, Ordering::Relaxed);
             if failed {
                 e.transitions += 1;
                 let mut p = path;
@@ -232,8 +241,6 @@ impl Bfs {
                 break;
             }
         }
-        sh.live.sent.fetch_add(e.sent, Ordering::Relaxed);
-        sh.live.remote.fetch_add(e.remote, Ordering::Relaxed);
         (out, e)
     }
 }

@@ -115,7 +115,14 @@ fn watch(live: &Live, done: &AtomicBool, t0: Instant, report: &(dyn Fn(&str) + S
         let per: Vec<String> = live
             .states
             .iter()
-            .map(|s| s.load(Ordering::Relaxed).to_string())
+            .zip(&live.expanded)
+            .map(|(s, x)| {
+                format!(
+                    "{} ({} expanded)",
+                    s.load(Ordering::Relaxed),
+                    x.load(Ordering::Relaxed)
+                )
+            })
             .collect();
         let remote = live.remote.load(Ordering::Relaxed);
         report(&format!(
