@@ -271,3 +271,29 @@ fn bad_cluster_flags_are_usage_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn bounds_make_the_run_incomplete_as_in_the_single_process_search() {
+    let dir = scratch::scratch("bounds");
+    for (toml, want) in [
+        (
+            "max_states = 5000\n",
+            "incomplete up to depth 2 (state bound 5000 reached)",
+        ),
+        ("max_seconds = 0.5\n", "(time bound 0.5s reached)"),
+    ] {
+        let scope = dir.join("scope.toml");
+        std::fs::write(&scope, toml).unwrap();
+        let scope = scope.to_str().unwrap().to_string();
+        for w in [None, Some("2")] {
+            let mut c = rmapcheck(&["check", BASELINE, "--quiet", "--scope", &scope]);
+            if let Some(w) = w {
+                c.args(["--workers", w]);
+            }
+            let o = c.output().unwrap();
+            let out = text(&o.stdout);
+            assert_eq!(o.status.code(), Some(3), "{w:?}: {out}{}", text(&o.stderr));
+            assert!(out.contains(want), "{w:?}: {out}");
+        }
+    }
+}
