@@ -72,6 +72,11 @@ pub fn replay(sys: &CallSystem<'_>, s0: &World, path: &[u16]) -> Option<World> {
     Some(w)
 }
 
+/// A successor index as a path element.
+fn index16(j: usize) -> u16 {
+    u16::try_from(j).expect("a state with more than 65535 successors")
+}
+
 /// One worker's state between activations.
 struct Bfs {
     sh: Arc<Shared>,
@@ -225,7 +230,7 @@ impl Bfs {
                 e.sent += 1;
                 e.remote += u64::from(to != self.index);
                 let mut p = path.clone();
-                p.push(j as u16);
+                p.push(index16(j));
                 out.push(Msg::Cand { fp: sfp, path: p });
             }
             let live = &sh.live;
@@ -236,7 +241,7 @@ impl Bfs {
             if failed {
                 e.transitions += 1;
                 let mut p = path;
-                p.push(n as u16);
+                p.push(index16(n));
                 e.failure = Some(p);
                 break;
             }

@@ -27,14 +27,22 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::ProcessBuilder;
 use timely::communication::{AllocatorBuilder, Hooks};
 
-/// A digest of what a process is about to explore: processes with different digests refuse
-/// each other.
-fn digest(prog: &Program, model: &str, scope: &Scope, workers: usize) -> u64 {
+/// A digest of what a process is about to explore (the compiled model without its file names,
+/// every field of the scope but its name and origin, the workers per process): processes with
+/// different digests refuse each other, and checkouts at different paths do not differ.
+fn digest(prog: &Program, scope: &Scope, workers: usize) -> u64 {
     #[allow(deprecated)]
     let mut h = std::hash::SipHasher::new();
-    format!("{prog:?}").hash(&mut h);
-    scope.summary().hash(&mut h);
-    (model, workers, scope.max_states).hash(&mut h);
+    let code = format!(
+        "{:?}{:?}{:?}{:?}",
+        prog.funcs, prog.by_name, prog.structs, prog.defines
+    );
+    code.hash(&mut h);
+    let mut sc = scope.clone();
+    sc.name.clear();
+    sc.source = None;
+    serde_json::to_string(&sc).unwrap_or_default().hash(&mut h);
+    workers.hash(&mut h);
     h.finish()
 }
 
@@ -206,7 +214,7 @@ pub fn search(
             ));
         }
     };
-    let (builders, others) = allocators(cluster, digest(prog, model_name, scope, cluster.workers))?;
+    let (builders, others) = allocators(cluster, digest(prog, scope, cluster.workers))?;
     let live = Arc::new(Live::new(cluster.workers));
     let shared = Arc::new(Shared {
         prog: Arc::new(prog.clone()),
