@@ -54,11 +54,15 @@ fn die_at() -> Option<u32> {
         .ok()
 }
 
-/// Every panic while the workers run ends the process (exit 2) with `what` and the panic.
-struct PanicExit;
+type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// Every panic while the workers run ends the process (exit 2) with a message; the hook that
+/// was there before comes back when dropped.
+struct PanicExit(Option<Hook>);
 
 impl PanicExit {
     fn install() -> PanicExit {
+        let before = std::panic::take_hook();
         std::panic::set_hook(Box::new(|info| {
             let msg = info
                 .payload()
@@ -74,13 +78,15 @@ impl PanicExit {
             eprintln!("rmapcheck check: the distributed search failed{hint}: {msg}; no verdict");
             std::process::exit(2);
         }));
-        PanicExit
+        PanicExit(Some(before))
     }
 }
 
 impl Drop for PanicExit {
     fn drop(&mut self) {
-        let _ = std::panic::take_hook();
+        if let Some(h) = self.0.take() {
+            std::panic::set_hook(h);
+        }
     }
 }
 
