@@ -4,6 +4,10 @@
 //!
 //! With a machine format (json, dot, ktap, junit, markdown) standard output holds only that
 //! document; the scope and verdict lines go to standard error.
+//!
+//! With [`CheckArgs::cluster`] (`--workers`, `--process/--processes/--hostfile`) each model is
+//! searched on timely workers (`explore::distributed`): the same verdicts and traces; a cluster
+//! that cannot be set up is an error of that model (exit 2).
 
 use super::formats::{self, Case, Status};
 use super::{discover_models, load_model};
