@@ -77,7 +77,7 @@ enum Cmd {
         /// Deep random search instead of the exhaustive one: this many seeded random walks of
         /// up to --depth calls, with the same invariants and traces. Never `holds`: incomplete
         /// (exit 3) unless a walk finds a counterexample (exit 1).
-        #[arg(long, value_name = "WALKS", conflicts_with = "max_depth")]
+        #[arg(long, value_name = "WALKS", conflicts_with_all = ["max_depth", "workers", "process", "processes", "hostfile"])]
         simulate: Option<u64>,
         /// Calls per walk of --simulate at most (1..=64).
         #[arg(long, value_name = "D", requires = "simulate", default_value_t = 20)]
@@ -85,6 +85,23 @@ enum Cmd {
         /// Seed of --simulate's walks (the same seed, the same walks).
         #[arg(long, value_name = "S", requires = "simulate", default_value_t = 1)]
         seed: u64,
+        /// Search on this many timely worker threads (per process); the same verdict, states,
+        /// depth and counterexample as the single-process search.
+        #[arg(long)]
+        workers: Option<usize>,
+        /// This process's index in a cluster run (0 ..= N-1): its address is line I of the
+        /// hostfile.
+        #[arg(long)]
+        process: Option<usize>,
+        /// Processes in the cluster run (each started with the same command but --process).
+        #[arg(long)]
+        processes: Option<usize>,
+        /// The cluster's addresses, one HOST:PORT per line, process 0 first.
+        #[arg(long)]
+        hostfile: Option<PathBuf>,
+        /// Seconds to wait for every process of the cluster to connect (then exit 2).
+        #[arg(long, default_value_t = 60.0)]
+        connect_timeout: f64,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -356,25 +373,43 @@ fn main() {
             simulate,
             depth,
             seed,
-        } => rmapcheck::cmd::check::check(
-            &rmapcheck::cmd::check::CheckArgs {
-                models,
-                scope,
-                mode,
-                max_depth,
-                format: format.lib(),
-                trace_dir,
-                repro_dir,
-                progress: !quiet,
-                simulate: simulate.map(|walks| rmapcheck::explore::simulate::Simulation {
-                    walks,
-                    depth,
-                    seed,
-                }),
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+            workers,
+            process,
+            processes,
+            hostfile,
+            connect_timeout,
+        } => match rmapcheck::explore::distributed::Cluster::from_flags(
+            workers,
+            process,
+            processes,
+            hostfile.as_deref(),
+            connect_timeout,
+        ) {
+            Err(e) => {
+                eprintln!("rmapcheck check: {e}");
+                2
+            }
+            Ok(cluster) => rmapcheck::cmd::check::check(
+                &rmapcheck::cmd::check::CheckArgs {
+                    models,
+                    scope,
+                    mode,
+                    max_depth,
+                    format: format.lib(),
+                    trace_dir,
+                    repro_dir,
+                    progress: !quiet,
+                    simulate: simulate.map(|walks| rmapcheck::explore::simulate::Simulation {
+                        walks,
+                        depth,
+                        seed,
+                    }),
+                    cluster,
+                },
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
+            ),
+        },
         Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
         Cmd::Kdiff {
             model,

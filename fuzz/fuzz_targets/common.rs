@@ -1,5 +1,7 @@
 //! What the model-running targets share: the models, loaded once per process from
-//! `$RMAPCHECK_MODELS` or the repository's `models/`.
+//! `$RMAPCHECK_MODELS`, the repository's `models/`, or (a target copied away from the
+//! repository, as ClusterFuzzLite runs them: `.clusterfuzzlite/build.sh`) `rmapcheck-models/`
+//! beside the executable.
 
 use rmapcheck::fuzzing;
 use std::path::Path;
@@ -8,7 +10,13 @@ use std::sync::OnceLock;
 pub fn models() -> &'static [fuzzing::FuzzModel] {
     static MODELS: OnceLock<Vec<fuzzing::FuzzModel>> = OnceLock::new();
     MODELS.get_or_init(|| {
-        let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let mut default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        if !default.is_dir() {
+            let exe = std::env::current_exe().ok();
+            if let Some(beside) = exe.as_deref().and_then(Path::parent) {
+                default = beside.join("rmapcheck-models");
+            }
+        }
         let dir = fuzzing::models_dir(&default);
         match fuzzing::load_models(&dir) {
             Ok(m) => m,

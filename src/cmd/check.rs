@@ -4,6 +4,10 @@
 //!
 //! With a machine format (json, dot, ktap, junit, markdown) standard output holds only that
 //! document; the scope and verdict lines go to standard error.
+//!
+//! With [`CheckArgs::cluster`] (`--workers`, `--process/--processes/--hostfile`) each model is
+//! searched on timely workers (`explore::distributed`): the same verdicts and traces; a cluster
+//! that cannot be set up is an error of that model (exit 2).
 
 use super::formats::{self, Case, Status};
 use super::{discover_models, load_model};
@@ -57,6 +61,9 @@ pub struct CheckArgs {
     pub progress: bool,
     /// Random walks instead of the exhaustive search (`--simulate WALKS --depth D --seed S`).
     pub simulate: Option<Simulation>,
+    /// Run the search on timely workers (threads, or a cluster of processes) instead of the
+    /// single-process search (`src/explore/distributed/`).
+    pub cluster: Option<crate::explore::distributed::Cluster>,
 }
 
 /// The scope after command-line overrides.
@@ -381,14 +388,34 @@ impl Run<'_> {
                 states as f64 / secs.max(1e-9)
             ))
         };
-        let (outcome, stats, line) = match &self.a.simulate {
-            None => {
+        let (outcome, stats, line) = match (&self.a.simulate, &self.a.cluster) {
+            (None, None) => {
                 let (outcome, stats) =
                     search_within(&prog, &name, self.scope, &budget, &mut report);
                 let line = verdict_line(m, &outcome, &stats);
                 (outcome, stats, line)
             }
-            Some(sim) => {
+            (None, Some(c)) => {
+                let say = |line: &str| bar.report(&format!("{name}: {line}"));
+                match crate::explore::distributed::search(
+                    &prog, &name, self.scope, &budget, c, &say,
+                ) {
+                    Ok((outcome, stats)) => {
+                        let line = verdict_line(m, &outcome, &stats);
+                        (outcome, stats, line)
+                    }
+                    Err(e) => {
+                        bar.finish();
+                        let e = format!("{name}: distributed search: {e}; no verdict");
+                        let _ = writeln!(self.err, "rmapcheck check: {e}");
+                        self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
+                        self.push_json(m, "error", &Stats::default(), None, Some(&e));
+                        self.worsen(2);
+                        return;
+                    }
+                }
+            }
+            (Some(sim), _) => {
                 let report = |walks: u64, calls: u64, secs: f64| {
                     bar.report(&format!(
                         "{name}: {walks} of {} walks, {calls} calls, {:.0} calls/s",

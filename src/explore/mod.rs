@@ -7,6 +7,7 @@ pub mod budget;
 pub mod checker;
 pub mod compare;
 pub mod contract_pages;
+pub mod distributed;
 pub mod footprint;
 pub mod interleave;
 pub mod lockorder;

@@ -87,6 +87,19 @@ impl<'a> CallSystem<'a> {
             },
         }
     }
+
+    /// The `index`-th successor of `w` as [`TransitionSystem::expand`] lists them (the call
+    /// the alphabet offers at that position, applied with the same checks, canonical), without
+    /// expanding the others: how a distributed search replays a path of successor indices.
+    /// `None` when `w` offers fewer calls.
+    pub fn step(&self, w: &World, index: usize) -> Option<(Call, World)> {
+        let call = alphabet::calls(self.scope, self.prog, w)
+            .into_iter()
+            .nth(index)?;
+        let mut w2 = w.clone();
+        apply(self.prog, &mut w2, &call, self.opts);
+        Some((call, w2.canonical()))
+    }
 }
 
 /// What [`CallSystem::call_step`] found. The successor is the common case: not boxed.
@@ -175,8 +188,19 @@ pub fn search_within(
         batch: BATCH,
     };
     let (verdict, stats) = checker::bfs(&sys, &cfg, budget, progress);
+    (outcome_of(prog, model_name, scope, verdict), stats)
+}
+
+/// The [`Outcome`] of a search of `prog` over call sequences that ended in `verdict`: a failing
+/// path is re-run from the scope's initial world into a trace.
+pub fn outcome_of(
+    prog: &Program,
+    model_name: &str,
+    scope: &Scope,
+    verdict: Verdict<Call, CallFailure>,
+) -> Outcome {
     let initial = scope.initial_scenario();
-    let outcome = match verdict {
+    match verdict {
         Verdict::Holds { exhausted } => Outcome::Holds { exhausted },
         Verdict::Incomplete {
             reason,
@@ -208,8 +232,7 @@ pub fn search_within(
                 prog, model_name, scope, &initial, &path,
             ))),
         },
-    };
-    (outcome, stats)
+    }
 }
 
 /// Frontier states expanded together (in parallel, merged in order so results are the same as
