@@ -271,3 +271,38 @@ fn exit_unlinks_everything() {
     assert!(w.anon_vmas.iter().all(|a| a.rb_root.is_empty()));
     assert_eq!(w.mms[0].map_count, 0);
 }
+
+/// v7.3's anon_vma_clone() puts each new AVC at the head of dst's chain while walking src's
+/// chain from its head, so the clone's chain is src's in reverse; a split shows it.
+#[test]
+fn split_clones_the_anon_vma_chain_in_reverse() {
+    const FORKED: &str = r#"
+[[anon_vma]]
+name = "A"
+[[anon_vma]]
+name = "B"
+parent = "A"
+[[mm]]
+[[mm.vma]]
+start = 0
+end = 4
+anon_vmas = ["A", "B"]
+"#;
+    let p = baseline();
+    let w = run(&p, FORKED, &["sys_mprotect(mm#0, 0, 2, false)"]);
+    let chain = |v: usize| -> Vec<u32> {
+        w.vmas[v]
+            .anon_vma_chain
+            .iter()
+            .map(|&c| w.avcs[c as usize].anon_vma.unwrap())
+            .collect()
+    };
+    let (old, new) = (0, w.vmas.len() - 1);
+    assert_eq!(chain(old).len(), 2);
+    let mut reversed = chain(old);
+    reversed.reverse();
+    assert_eq!(chain(new), reversed, "{}", w.render());
+    // both halves are in both trees, and the new VMA uses the same anon_vma
+    assert_eq!(w.vmas[new].anon_vma, w.vmas[old].anon_vma);
+    assert!(w.anon_vmas.iter().all(|a| a.rb_root.len() == 2));
+}
