@@ -207,6 +207,10 @@ enum Cmd {
         /// The kernel source tree (its top directory).
         #[arg(long)]
         kernel: PathBuf,
+        /// Print the token-level diff of every function that differs (always printed for a
+        /// function marked `transcribed`).
+        #[arg(long)]
+        diff: bool,
     },
     /// Scaffold a patch model DIR/NAME.rmap (header template, the baseline's include and a copy
     /// of vma_complete() to edit) and its proof file PROOFS/patch-NAME.toml. Exit status: 0
@@ -486,8 +490,16 @@ fn main() {
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),
-        Cmd::Drift { model, kernel } => rmapcheck::cmd::drift::drift(
-            &rmapcheck::cmd::drift::DriftArgs { model, kernel },
+        Cmd::Drift {
+            model,
+            kernel,
+            diff,
+        } => rmapcheck::cmd::drift::drift(
+            &rmapcheck::cmd::drift::DriftArgs {
+                model,
+                kernel,
+                diff,
+            },
             &mut std::io::stdout(),
             &mut std::io::stderr(),
         ),

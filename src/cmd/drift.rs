@@ -2,14 +2,21 @@
 //! Each model function names the kernel function it stands for (`// kernel: FILE FUNCTION`
 //! above it); for each, the report says whether FILE in the tree still defines FUNCTION (and at
 //! which line), whether the definition moved to another file, or whether the tree no longer
-//! defines it at all. The tree's release comes from its top Makefile. Exit status: 0 no drift,
-//! 1 drift (a function moved or gone), 2 bad input.
+//! defines it at all. Where it is found, its definition and the model function are compared
+//! token by token (comments and whitespace dropped, `drift_text`): `in sync`, or `differs` with
+//! the count of tokens that differ and, with `--diff`, a token-level unified diff. The model's
+//! functions are written in our own words, so most differ; a model function whose kernel line
+//! ends in `transcribed` (`// kernel: FILE FUNCTION transcribed`) claims to follow the kernel
+//! text token for token, and its diff is always printed. The tree's release comes from its top
+//! Makefile. Exit status: 0 no drift, 1 drift (a function moved or gone, or a transcribed one
+//! differs), 2 bad input.
 //!
 //! A definition is recognised textually: a line that starts in column 0, names FUNCTION
 //! followed by `(`, and does not end in `;` (a declaration) — the form the kernel's style
 //! gives function definitions and static inlines. Macro-generated functions (for example the
 //! interval tree's) are not found this way and are reported as gone; the report says so.
 
+use super::drift_text::{definition_text, token_diff};
 use super::load_model;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -20,6 +27,8 @@ use std::path::{Path, PathBuf};
 pub struct DriftArgs {
     pub model: PathBuf,
     pub kernel: PathBuf,
+    /// Print the token diff of every function that differs.
+    pub diff: bool,
 }
 
 /// Where a kernel function is now.
@@ -126,6 +135,7 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
     };
     let mut refs = BTreeMap::new();
+    let mut transcribed = std::collections::BTreeSet::new();
     let mut helpers = 0;
     let mut unannotated = Vec::new();
     for f in prog.function_names() {
@@ -135,6 +145,9 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let mut w = k.split_whitespace();
                 if let (Some(file), Some(func)) = (w.next(), w.next()) {
                     refs.insert(f.to_string(), (file.to_string(), func.to_string()));
+                    if w.next() == Some("transcribed") {
+                        transcribed.insert(f.to_string());
+                    }
                 }
             }
             None => unannotated.push(f.to_string()),
@@ -149,6 +162,7 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     );
     let places = locate(&a.kernel, &refs);
     let (mut same, mut moved, mut gone) = (0, 0, 0);
+    let (mut in_sync, mut differ, mut bad_transcriptions) = (0, 0, 0);
     for (model_fn, (file, func)) in &refs {
         let line = match &places[model_fn] {
             Place::Same(l) => {
@@ -164,7 +178,45 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 format!("GONE   {model_fn:<34} {file} {func}: no definition found")
             }
         };
-        let _ = writeln!(out, "{line}");
+        let at = match &places[model_fn] {
+            Place::Same(l) => Some((a.kernel.join(file), *l)),
+            Place::Moved(f, l) => Some((a.kernel.join(f), *l)),
+            Place::Gone => None,
+        };
+        let kernel_text = at.and_then(|(p, l)| {
+            let t = std::fs::read_to_string(p).ok()?;
+            definition_text(&t, l).map(str::to_string)
+        });
+        let model_text = prog
+            .function(model_fn)
+            .and_then(|id| prog.func_source(id))
+            .map(|s| s.text.to_string());
+        let mark = transcribed.contains(model_fn);
+        match (kernel_text, model_text) {
+            (Some(k), Some(m)) => {
+                let d = token_diff(&m, &k);
+                if d.in_sync() {
+                    in_sync += 1;
+                    let _ = writeln!(out, "{line}: in sync");
+                } else {
+                    differ += 1;
+                    bad_transcriptions += mark as usize;
+                    let _ = writeln!(
+                        out,
+                        "{line}: differs, {} of {} tokens{}",
+                        d.changed,
+                        d.model_tokens.max(d.kernel_tokens),
+                        if mark { " (marked transcribed)" } else { "" }
+                    );
+                    if a.diff || mark {
+                        let _ = write!(out, "{}", d.unified);
+                    }
+                }
+            }
+            _ => {
+                let _ = writeln!(out, "{line}");
+            }
+        }
     }
     for f in &unannotated {
         let _ = writeln!(out, "NOREF  {f:<34} (no // kernel: line)");
@@ -175,7 +227,13 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
          kernel line (macro-generated kernel functions are not recognised and count as gone)",
         unannotated.len()
     );
-    if moved + gone + unannotated.len() > 0 {
+    let _ = writeln!(
+        out,
+        "text: {in_sync} in sync, {differ} differ token by token ({bad_transcriptions} of them \
+         marked transcribed); the model is written in its own words, so a difference is a place \
+         to read, not an error, unless the function is marked transcribed"
+    );
+    if moved + gone + unannotated.len() + bad_transcriptions > 0 {
         1
     } else {
         0

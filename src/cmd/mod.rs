@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod drift;
+mod drift_text;
 pub mod formats;
 pub mod fuzz;
 pub mod interleave;

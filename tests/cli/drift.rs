@@ -63,3 +63,64 @@ fn drift_reports_in_place_moved_and_gone() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a directory"));
 }
+
+#[test]
+fn drift_compares_the_text_token_by_token() {
+    let k = scratch("drift-text");
+    // a kernel-style file of our own: one function as the model has it (other layout and
+    // comments), one changed, one the model marks transcribed and that changed too
+    write(
+        &k,
+        "mm/demo.c",
+        "/* demo */\nint same_fn(int a)\n{\n\t/* a comment */\n\treturn a +\n\t\t1;\n}\n\n\
+         int changed_fn(int a)\n{\n\treturn a - 1;\n}\n\n\
+         static int copied_fn(int a)\n{\n\tif (a)\n\t\treturn 2;\n\treturn 0;\n}\n",
+    );
+    let m = k.join("demo.rmap");
+    let model = "// kernel: mm/demo.c same_fn\nint same_fn(int a) { return a + 1; }\n\
+                 // kernel: mm/demo.c changed_fn\nint changed_fn(int a) { return a + 1; }\n";
+    std::fs::write(&m, model).unwrap();
+    let run = |model: &std::path::Path, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+            .arg("drift")
+            .arg(model)
+            .arg("--kernel")
+            .arg(&*k)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+        )
+    };
+    let (code, out) = run(&m, &[]);
+    // a difference in a function written in our own words is reported, not an error
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ok     same_fn ") && l.ends_with(": in sync")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ok     changed_fn ") && l.contains(": differs, 2 of ")),
+        "{out}"
+    );
+    assert!(!out.contains("+-"), "no diff without --diff: {out}");
+    let (_, out) = run(&m, &["--diff"]);
+    assert!(out.contains("-+\n") && out.contains("+-\n"), "{out}");
+    // a transcribed function that no longer matches is drift: exit 1, diff printed
+    let m2 = k.join("demo2.rmap");
+    std::fs::write(
+        &m2,
+        "// kernel: mm/demo.c copied_fn transcribed\n\
+         static int copied_fn(int a)\n{\n\tif (a)\n\t\treturn 1;\n\treturn 0;\n}\n",
+    )
+    .unwrap();
+    let (code, out) = run(&m2, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("(marked transcribed)"), "{out}");
+    assert!(out.contains("-1\n+2\n"), "{out}");
+    assert!(out.contains("1 of them marked transcribed"), "{out}");
+}
