@@ -124,3 +124,35 @@ fn drift_compares_the_text_token_by_token() {
     assert!(out.contains("-1\n+2\n"), "{out}");
     assert!(out.contains("1 of them marked transcribed"), "{out}");
 }
+
+/// Opt-in: `RMAPCHECK_KERNEL_SRC=/path/to/linux cargo test --release --test cli drift_on_a_real`
+/// runs drift against a real kernel tree. Without the variable the test says so and passes
+/// (no kernel tree is on the CI machine); with it, every model function must be found or be
+/// one the report explains (macro-generated), and the report must be well formed.
+#[test]
+fn drift_on_a_real_kernel_tree_when_given() {
+    let Some(src) = std::env::var_os("RMAPCHECK_KERNEL_SRC") else {
+        eprintln!("RMAPCHECK_KERNEL_SRC not set: drift against a real kernel tree not run");
+        return;
+    };
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .args(["drift", "models/v7.3-rc4/baseline.rmap", "--kernel"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}");
+    assert!(
+        out.starts_with("drift of ") && out.contains("(release "),
+        "{out}"
+    );
+    let found = out
+        .lines()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("MOVED "))
+        .count();
+    assert!(
+        found > 20,
+        "only {found} model functions found in the tree:\n{out}"
+    );
+    assert!(out.contains("text: "), "{out}");
+}
