@@ -63,10 +63,7 @@ fn walk(w: &World, f: Folio) -> Result<Vec<u32>, String> {
 /// (`vma_anon_address()`, v7.3-rc4).
 fn vma_address(w: &World, v: u32, f: Folio, index: u64) -> Option<u64> {
     let x = &w.vmas[v as usize];
-    let base = match f {
-        Folio::File { .. } => x.vm_pgoff,
-        Folio::Anon(_) => x.vm_anon_pgoff,
-    };
+    let base = x.pgoff_for(matches!(f, Folio::Anon(_)));
     let a = x.vm_start.checked_add(index.checked_sub(base)?)?;
     (a < x.vm_end).then_some(a)
 }
@@ -392,10 +389,7 @@ pub fn check_pgoff_arithmetic(w: &World) -> Vec<Violation> {
                 None => Some(format!("no VMA of mm#{m} covers address {addr}")),
                 Some(v) => {
                     let x = &w.vmas[v as usize];
-                    let base = match f {
-                        Folio::File { .. } => x.vm_pgoff,
-                        Folio::Anon(_) => x.vm_anon_pgoff,
-                    };
+                    let base = x.pgoff_for(matches!(f, Folio::Anon(_)));
                     let lin = linear_page_index(x.vm_start, base, addr);
                     match f {
                         Folio::File { mapping, .. } if w.vma_mapping(v) != Some(mapping) => {

@@ -12,11 +12,8 @@ use std::collections::BTreeSet;
 /// pgoff range (the anon tree's key, v7.3-rc4) for an anon walk.
 fn covers(w: &World, v: u32, p: u64, anon: bool) -> bool {
     let vma = &w.vmas[v as usize];
-    if anon {
-        vma.start_anon_pgoff() <= p && p <= vma.last_anon_pgoff()
-    } else {
-        vma.start_pgoff() <= p && p <= vma.last_pgoff()
-    }
+    let start = vma.pgoff_for(anon);
+    start <= p && p < start + vma.pages().max(1)
 }
 
 /// The largest pgoff (file or anonymous) any live VMA maps, plus one.

@@ -17,21 +17,20 @@ use crate::world::{Folio, World};
 type NewRange = (u32, u64, u64, u64, u64);
 
 /// `vma`'s anonymous pgoff once a contract call gives it pgoff `pg` at the same start: it
-/// follows `pg` for a VMA with no file and stays for a file VMA (private /dev/zero too) (the contract entry points' rule,
-/// models/v7.3-rc4/lib/contract.rmap).
-fn anon_for(w: &World, vma: u32, pg: u64) -> Option<u64> {
+/// follows `pg` for a VMA with no file and stays for a file VMA, private /dev/zero included
+/// (the contract entry points' rule, models/v7.3-rc4/lib/contract.rmap).
+fn anon_for(w: &World, vma: u32, pg: u64) -> u64 {
     let x = &w.vmas[vma as usize];
-    Some(if x.vm_file.is_none() {
+    if x.vm_file.is_none() {
         pg
     } else {
         x.vm_anon_pgoff
-    })
+    }
 }
 
 /// The layout a contract call leaves: `(vma, start, end, pgoff, anon_pgoff)` for each VMA it
-/// changes, and
-/// the address range whose ptes it affects. `None` for a call that is not a contract call
-/// that changes a layout (and so has no page-level precondition).
+/// changes, and the address range whose ptes it affects. `None` for a call that is not a
+/// contract call that changes a layout (and so has no page-level precondition).
 fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
     let int = |i: usize| match call.args.get(i) {
         Some(Value::Int(x)) if *x >= 0 => Some(*x as u64),
@@ -62,7 +61,7 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
             let nanon = y.vm_anon_pgoff.checked_sub(delta)?;
             Some((
                 vec![
-                    (v, x.vm_start, e, pg, anon_for(w, v, pg)?),
+                    (v, x.vm_start, e, pg, anon_for(w, v, pg)),
                     (n, e, y.vm_end, npg, nanon),
                 ],
                 x.vm_start,
@@ -76,7 +75,7 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
             let delta = e.checked_sub(x.vm_start)?;
             Some((
                 vec![
-                    (p, y.vm_start, e, pg, anon_for(w, p, pg)?),
+                    (p, y.vm_start, e, pg, anon_for(w, p, pg)),
                     (v, e, x.vm_end, x.vm_pgoff + delta, x.vm_anon_pgoff + delta),
                 ],
                 y.vm_start,

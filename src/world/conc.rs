@@ -108,11 +108,7 @@ impl World {
     /// The page offset of `v` a walk of `target` compares with: the file pgoff for a file walk,
     /// the anonymous pgoff (the anon tree's key, v7.3-rc4) for an anon walk.
     fn walk_base(&self, v: u32, target: WalkTarget) -> u64 {
-        let x = &self.vmas[v as usize];
-        match target {
-            WalkTarget::File(_) => x.vm_pgoff,
-            WalkTarget::Anon(_) => x.vm_anon_pgoff,
-        }
+        self.vmas[v as usize].pgoff_for(matches!(target, WalkTarget::Anon(_)))
     }
 
     fn vma_covers(&self, v: u32, target: WalkTarget, p: u64) -> bool {

@@ -71,6 +71,15 @@ impl Vma {
     pub fn last_pgoff(&self) -> u64 {
         self.vm_pgoff + self.pages().max(1) - 1
     }
+    /// The page offset of `vm_start` in a folio kind's index space: the file pgoff for
+    /// page-cache folios and file walks, the anonymous pgoff for anonymous folios and anon walks.
+    pub fn pgoff_for(&self, anon: bool) -> u64 {
+        if anon {
+            self.vm_anon_pgoff
+        } else {
+            self.vm_pgoff
+        }
+    }
     /// `vma_start_anon_pgoff()`: the anon tree's sort key.
     pub fn start_anon_pgoff(&self) -> u64 {
         self.vm_anon_pgoff

@@ -137,11 +137,7 @@ impl World {
         Ok((
             mm,
             x.anon_vma,
-            if anon {
-                linear_page_index(x.vm_start, x.vm_anon_pgoff, addr)
-            } else {
-                linear_page_index(x.vm_start, x.vm_pgoff, addr)
-            },
+            linear_page_index(x.vm_start, x.pgoff_for(anon), addr),
         ))
     }
 
