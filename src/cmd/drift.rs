@@ -84,9 +84,16 @@ pub fn release(dir: &Path) -> Option<String> {
     Some(format!("{v}.{p}.{s}{e}"))
 }
 
-/// Where each kernel function of `refs` (model function -> (file, function)) is in `dir`.
-pub fn locate(dir: &Path, refs: &BTreeMap<String, (String, String)>) -> BTreeMap<String, Place> {
-    let mut texts: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+/// Kernel files read so far (`None`: unreadable), so each is read once per report.
+type Texts = BTreeMap<PathBuf, Option<String>>;
+
+/// Where each kernel function of `refs` (model function -> (file, function)) is in `dir`;
+/// the files the model names are kept in `texts`.
+pub fn locate(
+    dir: &Path,
+    refs: &BTreeMap<String, (String, String)>,
+    texts: &mut Texts,
+) -> BTreeMap<String, Place> {
     let mut read = |p: &Path| {
         texts
             .entry(p.to_path_buf())
@@ -160,32 +167,33 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         a.kernel.display(),
         release(&a.kernel).unwrap_or_else(|| "unknown: no Makefile".into())
     );
-    let places = locate(&a.kernel, &refs);
+    let mut texts = Texts::new();
+    let places = locate(&a.kernel, &refs, &mut texts);
     let (mut same, mut moved, mut gone) = (0, 0, 0);
     let (mut in_sync, mut differ, mut bad_transcriptions) = (0, 0, 0);
     for (model_fn, (file, func)) in &refs {
-        let line = match &places[model_fn] {
+        let (line, at) = match &places[model_fn] {
             Place::Same(l) => {
                 same += 1;
-                format!("ok     {model_fn:<34} {file}:{l} {func}")
+                let line = format!("ok     {model_fn:<34} {file}:{l} {func}");
+                (line, Some((a.kernel.join(file), *l)))
             }
             Place::Moved(f, l) => {
                 moved += 1;
-                format!("MOVED  {model_fn:<34} {file} -> {f}:{l} {func}")
+                let line = format!("MOVED  {model_fn:<34} {file} -> {f}:{l} {func}");
+                (line, Some((a.kernel.join(f), *l)))
             }
             Place::Gone => {
                 gone += 1;
-                format!("GONE   {model_fn:<34} {file} {func}: no definition found")
+                let line = format!("GONE   {model_fn:<34} {file} {func}: no definition found");
+                (line, None)
             }
         };
-        let at = match &places[model_fn] {
-            Place::Same(l) => Some((a.kernel.join(file), *l)),
-            Place::Moved(f, l) => Some((a.kernel.join(f), *l)),
-            Place::Gone => None,
-        };
         let kernel_text = at.and_then(|(p, l)| {
-            let t = std::fs::read_to_string(p).ok()?;
-            definition_text(&t, l).map(str::to_string)
+            let t = texts
+                .entry(p)
+                .or_insert_with_key(|p| std::fs::read_to_string(p).ok());
+            definition_text(t.as_deref()?, l).map(str::to_string)
         });
         let model_text = prog
             .function(model_fn)

@@ -6,6 +6,16 @@
 
 use similar::{ChangeTag, TextDiff};
 
+/// Where the comment starting at byte `i` of `text` ends (past its end), if one starts there.
+fn comment_end(text: &str, i: usize) -> Option<usize> {
+    let rest = &text[i..];
+    if rest.starts_with("//") {
+        return Some(i + rest.find('\n').unwrap_or(rest.len()));
+    }
+    rest.strip_prefix("/*")
+        .map(|body| i + body.find("*/").map_or(rest.len(), |e| e + 4))
+}
+
 /// The C tokens of `text`, without comments and whitespace.
 pub fn c_tokens(text: &str) -> Vec<String> {
     const OPS: [&str; 19] = [
@@ -19,10 +29,8 @@ pub fn c_tokens(text: &str) -> Vec<String> {
         let c = b[i];
         if c.is_ascii_whitespace() {
             i += 1;
-        } else if text[i..].starts_with("//") {
-            i += text[i..].find('\n').unwrap_or(text.len() - i);
-        } else if text[i..].starts_with("/*") {
-            i += text[i + 2..].find("*/").map_or(text.len() - i, |e| e + 4);
+        } else if let Some(end) = comment_end(text, i) {
+            i = end;
         } else if c == b'"' || c == b'\'' {
             let mut j = i + 1;
             while j < b.len() && b[j] != c {
@@ -62,13 +70,8 @@ pub fn definition_text(text: &str, line: usize) -> Option<&str> {
     let b = text.as_bytes();
     let (mut i, mut depth, mut opened) = (start, 0usize, false);
     while i < b.len() {
-        let rest = &text[i..];
-        if rest.starts_with("//") {
-            i += rest.find('\n').unwrap_or(rest.len());
-            continue;
-        }
-        if let Some(body) = rest.strip_prefix("/*") {
-            i += body.find("*/").map_or(rest.len(), |e| e + 4);
+        if let Some(end) = comment_end(text, i) {
+            i = end;
             continue;
         }
         match b[i] {
