@@ -17,6 +17,7 @@ pub mod cmd;
 pub mod exec;
 pub mod explore;
 pub mod fuzzing;
+pub mod invariant;
 pub mod lang;
 pub mod models;
 pub mod oracle;

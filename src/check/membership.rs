@@ -9,19 +9,9 @@
 use super::{Invariant, Violation};
 use crate::world::World;
 
-/// Whether a VMA is live: not freed, not detached, and listed in its mm.
+/// Whether a VMA is live: [`World::vma_live`], under the name the checks use.
 pub fn vma_live(w: &World, v: u32) -> bool {
-    let Some(vma) = w.vmas.get(v as usize) else {
-        return false;
-    };
-    !vma.freed
-        && !vma.detached
-        && vma.vm_mm.is_some_and(|m| {
-            w.mms[m as usize]
-                .vmas
-                .get(&vma.vm_start)
-                .is_some_and(|&(_, x)| x == v)
-        })
+    w.vma_live(v)
 }
 
 fn state(w: &World, v: u32) -> &'static str {

@@ -1,44 +1,18 @@
 //! Invariants and properties, each an [`Invariant`] with a stable name that traces cite (one
-//! table in `invariant.rs` gives names, descriptions and phases). Structural tree checks run at
+//! table in `crate::invariant` gives names, descriptions and phases). Structural tree checks run at
 //! every step where the tree's lock is not held; whole-world checks run at operation
 //! boundaries; step-local checks (stale-descent, tree preconditions, lock misuse) are raised by
 //! the builtins themselves and collected here.
 
-pub mod invariant;
 pub mod layout;
 pub mod membership;
 pub mod pages;
 pub mod structure;
 pub mod walker;
 
-pub use invariant::{Invariant, InvariantSet, Phase};
+pub use crate::invariant::{Invariant, InvariantSet, Phase, Violation};
 
 use crate::world::World;
-use serde::{Deserialize, Serialize};
-
-/// One violated invariant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Violation {
-    /// The invariant (serialised as its stable name, see [`Invariant`]).
-    pub invariant: Invariant,
-    /// What was found, naming the objects involved (`vma#3`, `mapping#0`, ...).
-    pub message: String,
-}
-
-impl Violation {
-    pub fn new(invariant: Invariant, message: impl Into<String>) -> Self {
-        Violation {
-            invariant,
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.invariant, self.message)
-    }
-}
 
 /// Checks to run after a step: the structural validators of every tree whose lock is free.
 /// They run only when the step changed something they depend on (`Scratch::trees_dirty`).

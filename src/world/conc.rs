@@ -16,7 +16,7 @@
 //! detached VMA, or one that does not map the pgoff, is a violation at once.
 
 use super::World;
-use crate::check::Invariant;
+use crate::invariant::Invariant;
 use crate::exec::host::ThreadId;
 use std::collections::BTreeSet;
 

@@ -19,7 +19,7 @@ pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};
 pub use pages::{AnonFolio, Folio};
 pub use schema::schema;
 
-use crate::check::{Invariant, Violation};
+use crate::invariant::{Invariant, Violation};
 use crate::tree::TreeStats;
 use std::hash::{Hash, Hasher};
 
@@ -175,13 +175,28 @@ impl World {
             .map(|f| self.files[f as usize].f_mapping)
     }
 
+    /// Whether a VMA is live: not freed, not detached, and listed in its mm.
+    pub fn vma_live(&self, v: u32) -> bool {
+        let Some(vma) = self.vmas.get(v as usize) else {
+            return false;
+        };
+        !vma.freed
+            && !vma.detached
+            && vma.vm_mm.is_some_and(|m| {
+                self.mms[m as usize]
+                    .vmas
+                    .get(&vma.vm_start)
+                    .is_some_and(|&(_, x)| x == v)
+            })
+    }
+
     /// Whether `kind#id` names a live object of this world (a VMA must also be in its mm).
     pub fn object_live(&self, kind: crate::exec::host::ObjKind, id: u32) -> bool {
         use crate::exec::host::ObjKind as K;
         let i = id as usize;
         match kind {
             K::Mm => self.mms.get(i).is_some_and(|m| !m.freed),
-            K::Vma => crate::check::membership::vma_live(self, id),
+            K::Vma => self.vma_live(id),
             K::File => i < self.files.len(),
             K::Mapping => i < self.mappings.len(),
             K::AnonVma => self.anon_vmas.get(i).is_some_and(|a| !a.freed),

@@ -361,6 +361,23 @@ fn world_check_and_exec_name_nothing_above_them() {
     assert!(bad.is_empty(), "an upward import:\n{}", bad.join("\n"));
 }
 
+/// The kernel objects record violations of the invariants but never call the checks that judge
+/// them: `world` and `exec` name `invariant` (the type), never `check` (the judges), and the
+/// invariant type names nothing above the trees.
+#[test]
+fn the_world_records_violations_without_naming_the_checks() {
+    let mut bad = naming("world", &["check"]);
+    bad.extend(naming("exec", &["check"]));
+    let p = src().join("invariant.rs");
+    let text = fs::read_to_string(&p).unwrap();
+    for m in crate_modules_named(&text, &module_path(&p)) {
+        if m != "tree" {
+            bad.push(format!("{} names crate::{m}", rel(&p)));
+        }
+    }
+    assert!(bad.is_empty(), "an upward import:\n{}", bad.join("\n"));
+}
+
 /// Only the command line itself names `cmd`: the library never calls the CLI layer.
 #[test]
 fn only_the_command_line_names_cmd() {

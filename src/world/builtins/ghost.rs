@@ -5,7 +5,7 @@
 //! page-level and concurrent checks do.
 
 use super::{fault, World, R};
-use crate::check::Invariant;
+use crate::invariant::Invariant;
 use crate::exec::host::{HostError, ObjKind, ThreadId, Value};
 use crate::world::conc::WalkTarget;
 

@@ -7,7 +7,7 @@
 //! acquisition records lock-order edges from the classes the thread already holds.
 
 use super::{fault, World, R};
-use crate::check::Invariant;
+use crate::invariant::Invariant;
 use crate::exec::host::{HostError, ObjKind, ThreadId, Value};
 use crate::world::conc::LockClass;
 

@@ -3,7 +3,7 @@
 //! ...). Freeing marks the object; the arenas never shrink within a call.
 
 use super::{fault, World, R, VM_SHARED};
-use crate::check::Invariant;
+use crate::invariant::Invariant;
 use crate::exec::host::{ObjKind, Value};
 
 impl World {

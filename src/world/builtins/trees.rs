@@ -8,7 +8,7 @@
 //! serve both. Every descent runs with the stale-descent check on.
 
 use super::{fault, World, R};
-use crate::check::Invariant;
+use crate::invariant::Invariant;
 use crate::exec::host::{ObjKind, ThreadId, Value};
 use crate::tree::{interval, IntervalKeys, RbRoot, TreeError, TreeObs};
 use crate::world::keys::{AnonKeys, FileKeys};

@@ -238,7 +238,7 @@ impl InvariantSet {
     }
 
     /// Keep only the violations of invariants in the set.
-    pub fn filter(&self, v: Vec<super::Violation>) -> Vec<super::Violation> {
+    pub fn filter(&self, v: Vec<Violation>) -> Vec<Violation> {
         v.into_iter()
             .filter(|x| self.contains(x.invariant))
             .collect()
@@ -260,6 +260,30 @@ impl From<&crate::tree::validate::TreeViolation> for Invariant {
             T::TreeOrder { .. } => Invariant::TreeOrder,
             T::Augment { .. } => Invariant::Augment,
         }
+    }
+}
+
+/// One violated invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Violation {
+    /// The invariant (serialised as its stable name, see [`Invariant`]).
+    pub invariant: Invariant,
+    /// What was found, naming the objects involved (`vma#3`, `mapping#0`, ...).
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(invariant: Invariant, message: impl Into<String>) -> Self {
+        Violation {
+            invariant,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.invariant, self.message)
     }
 }
 
@@ -292,7 +316,7 @@ mod tests {
         }
     }
 
-    use crate::check::Violation;
+    
     use std::collections::BTreeSet;
 
     #[test]
