@@ -316,7 +316,6 @@ mod tests {
         }
     }
 
-    
     use std::collections::BTreeSet;
 
     #[test]

@@ -4,15 +4,14 @@
 //! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
 //! trees are the kernel-exact trees of [`tree`], and which records what its builtins find as
-[`invariant`] violations. [`check`] judges the invariants on the world,
-//! [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on those.
+//! [`invariant`] violations. [`check`] judges the invariants on the world, [`explore`] searches
+//! call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and [`cmd`] build on those.
 //!
 //! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
-//! [`lang`] nothing of [`exec`] or the layers above it, and [`invariant`] nothing but [`tree`]; the
-world and the interpreter name the invariant type but never the checks; tests/cli/layering.rs checks these rules
-//! on the sources. Above them the modules are not strictly layered: some refer to each other both
-//! ways.
+//! [`lang`] nothing of [`exec`] or the layers above it, and [`invariant`] nothing but [`tree`];
+//! the world and the interpreter name the invariant type but never the checks.
+//! tests/cli/layering.rs checks these rules on the sources. Above them the modules are not
+//! strictly layered: some refer to each other both ways.
 
 pub mod check;
 pub mod cmd;

@@ -16,8 +16,8 @@
 //! detached VMA, or one that does not map the pgoff, is a violation at once.
 
 use super::World;
-use crate::invariant::Invariant;
 use crate::exec::host::ThreadId;
+use crate::invariant::Invariant;
 use std::collections::BTreeSet;
 
 /// What a walk iterates.

@@ -5,8 +5,8 @@
 //! page-level and concurrent checks do.
 
 use super::{fault, World, R};
-use crate::invariant::Invariant;
 use crate::exec::host::{HostError, ObjKind, ThreadId, Value};
+use crate::invariant::Invariant;
 use crate::world::conc::WalkTarget;
 
 impl World {

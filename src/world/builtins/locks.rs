@@ -7,8 +7,8 @@
 //! acquisition records lock-order edges from the classes the thread already holds.
 
 use super::{fault, World, R};
-use crate::invariant::Invariant;
 use crate::exec::host::{HostError, ObjKind, ThreadId, Value};
+use crate::invariant::Invariant;
 use crate::world::conc::LockClass;
 
 /// The result of a lock acquisition: done, or blocked (retried later, nothing changed).

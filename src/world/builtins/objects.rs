@@ -3,8 +3,8 @@
 //! ...). Freeing marks the object; the arenas never shrink within a call.
 
 use super::{fault, World, R, VM_SHARED};
-use crate::invariant::Invariant;
 use crate::exec::host::{ObjKind, Value};
+use crate::invariant::Invariant;
 
 impl World {
     /// The object builtins, or None if `name` is not one.

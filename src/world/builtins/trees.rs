@@ -8,8 +8,8 @@
 //! serve both. Every descent runs with the stale-descent check on.
 
 use super::{fault, World, R};
-use crate::invariant::Invariant;
 use crate::exec::host::{ObjKind, ThreadId, Value};
+use crate::invariant::Invariant;
 use crate::tree::{interval, IntervalKeys, RbRoot, TreeError, TreeObs};
 use crate::world::keys::{AnonKeys, FileKeys};
 
