@@ -2,60 +2,12 @@
 //! runs with every check on (tree validators after each step, membership, layout, walkers and
 //! cached keys at the end), so a clean run also shows each VMA and AVC in exactly its trees.
 
-use rmapcheck::cmd::load_model;
-use rmapcheck::explore::op::{apply, CheckOpts};
+use crate::model_fixtures::{layout, load, run_clean as run, BASELINE, EMPTY, ONE_FILE_VMA, THREE};
 use rmapcheck::lang::Program;
-use rmapcheck::world::scenario::{Call, Scenario};
-use rmapcheck::world::World;
-use std::path::Path;
 
 fn baseline() -> Program {
-    load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline loads")
+    load(BASELINE)
 }
-
-/// Build the world of `scenario` and apply `calls`, asserting each runs clean.
-fn run(prog: &Program, scenario: &str, calls: &[&str]) -> World {
-    let mut w = Scenario::parse(scenario).unwrap().build().unwrap();
-    for c in calls {
-        let call = Call::parse(c).unwrap();
-        let r = apply(prog, &mut w, &call, CheckOpts::default());
-        if let Some(f) = r.failure {
-            panic!("{c}: {:?}\n{}", f.violations, w.render());
-        }
-    }
-    w
-}
-
-/// (start, end, pgoff) of each VMA of mm, in address order.
-fn layout(w: &World, mm: u32) -> Vec<(u64, u64, u64)> {
-    w.mm_vmas(mm)
-        .into_iter()
-        .map(|v| {
-            let x = &w.vmas[v as usize];
-            (x.vm_start, x.vm_end, x.vm_pgoff)
-        })
-        .collect()
-}
-
-const ONE_FILE_VMA: &str = r#"
-[[file]]
-name = "f"
-[[mm]]
-[[mm.vma]]
-start = 0
-end = 8
-pgoff = 100
-file = "f"
-"#;
-
-const EMPTY: &str = r#"
-[[file]]
-name = "f"
-[[file]]
-name = "zero"
-dev_zero = true
-[[mm]]
-"#;
 
 #[test]
 fn split_below_and_above() {
@@ -131,30 +83,6 @@ fn mmap_merges_with_prev_next_and_both() {
     );
     assert_eq!(layout(&w, 0), vec![(0, 2, 10), (2, 4, 20)]);
 }
-
-/// prev [0,2) ro, middle [2,6) rw, next [6,8) ro, all linear in one file.
-const THREE: &str = r#"
-[[file]]
-name = "f"
-[[mm]]
-[[mm.vma]]
-start = 0
-end = 2
-pgoff = 0
-file = "f"
-writable = false
-[[mm.vma]]
-start = 2
-end = 6
-pgoff = 2
-file = "f"
-[[mm.vma]]
-start = 6
-end = 8
-pgoff = 6
-file = "f"
-writable = false
-"#;
 
 #[test]
 fn mprotect_merge_cases_of_an_existing_range() {
