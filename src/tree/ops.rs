@@ -283,6 +283,169 @@ fn label(n: NodeId) -> String {
     format!("n{n}")
 }
 
+/// An op list being run: the objects, the tree, what has been printed, and whether an invariant
+/// was reported.
+struct Run {
+    objs: Objects,
+    t: RbRoot,
+    out: String,
+    violations: bool,
+}
+
+/// Why an op could not run: the word to point at and the message.
+type Refusal<'a> = (&'a Word, String);
+
+impl Run {
+    /// Print one line of the report (writing to a `String` cannot fail).
+    fn say(&mut self, line: std::fmt::Arguments) {
+        self.out
+            .write_fmt(line)
+            .expect("writing to a String cannot fail");
+        self.out.push('\n');
+    }
+
+    /// `n` must name an object created so far.
+    fn known<'a>(&self, n: NodeId, w: &'a Word) -> Result<(), Refusal<'a>> {
+        if self.objs.known(n) {
+            Ok(())
+        } else {
+            let count = self.objs.0.len();
+            Err((
+                w,
+                format!("unknown node n{n} (only {count} object(s) created so far)"),
+            ))
+        }
+    }
+
+    fn insert(&mut self, start: u64, last: u64, obs: &mut TreeObs) {
+        let n = self.objs.0.len() as NodeId;
+        self.objs.0.push((start, last));
+        // A fresh id is never in the tree, so this cannot fail.
+        let _ = interval::insert(&mut self.t, &self.objs, n, obs);
+        self.say(format_args!("n{n} = insert [{start}..{last}]"));
+    }
+
+    fn insert_after<'a>(
+        &mut self,
+        (n, nw): (NodeId, &'a Word),
+        (p, pw): (NodeId, &'a Word),
+        obs: &mut TreeObs,
+    ) -> Result<(), Refusal<'a>> {
+        self.known(p, pw)?;
+        if !self.t.contains(p) {
+            return Err((pw, TreeError::PrevNotInTree(p).to_string()));
+        }
+        if n as usize == self.objs.0.len() {
+            let k = self.objs.0[p as usize];
+            self.objs.0.push(k);
+            self.say(format_args!("n{n} = copy of n{p} [{}..{}]", k.0, k.1));
+        } else if !self.objs.known(n) {
+            let next = self.objs.0.len();
+            let msg = format!("unknown node n{n} (use n{next} to insert a copy of n{p})");
+            return Err((nw, msg));
+        }
+        if let Err(e) = interval::insert_after(&mut self.t, &self.objs, n, p, obs) {
+            let w = if matches!(e, TreeError::PrevNotInTree(_)) {
+                pw
+            } else {
+                nw
+            };
+            return Err((w, e.to_string()));
+        }
+        self.say(format_args!("insert_after n{n} n{p}"));
+        Ok(())
+    }
+
+    fn erase<'a>(&mut self, n: NodeId, nw: &'a Word, obs: &mut TreeObs) -> Result<(), Refusal<'a>> {
+        self.known(n, nw)?;
+        interval::remove(&mut self.t, &self.objs, n, obs).map_err(|e| (nw, e.to_string()))?;
+        self.say(format_args!("erase n{n}"));
+        Ok(())
+    }
+
+    fn rekey<'a>(
+        &mut self,
+        n: NodeId,
+        nw: &'a Word,
+        start: u64,
+        last: u64,
+    ) -> Result<(), Refusal<'a>> {
+        self.known(n, nw)?;
+        self.objs.0[n as usize] = (start, last);
+        let note = if self.t.contains(n) {
+            " (in the tree: key changed in place)"
+        } else {
+            ""
+        };
+        self.say(format_args!("rekey n{n} [{start}..{last}]{note}"));
+        Ok(())
+    }
+
+    fn propagate<'a>(
+        &mut self,
+        n: NodeId,
+        nw: &'a Word,
+        obs: &mut TreeObs,
+    ) -> Result<(), Refusal<'a>> {
+        self.known(n, nw)?;
+        interval::propagate(&mut self.t, &self.objs, n, obs).map_err(|e| (nw, e.to_string()))?;
+        self.say(format_args!("propagate n{n}"));
+        Ok(())
+    }
+
+    fn query(&mut self, first: u64, last: u64, obs: &mut TreeObs) {
+        let hits = interval::query(&self.t, &self.objs, first, last, obs);
+        let list: Vec<String> = hits.iter().map(|&h| label(h)).collect();
+        let shown = if list.is_empty() {
+            "none".to_string()
+        } else {
+            list.join(" ")
+        };
+        self.say(format_args!("query [{first}..{last}]: {shown}"));
+        if let Some(n) = obs.null_descent.take() {
+            self.violations = true;
+            self.say(format_args!(
+                "  query went right from {} to a missing child (a stale subtree_last): the \
+                 kernel dereferences NULL there",
+                label(n)
+            ));
+        }
+    }
+
+    fn validate(&mut self) {
+        let v = validate(&self.t, &self.objs);
+        if v.is_empty() {
+            self.say(format_args!("validate: ok"));
+        } else {
+            self.violations = true;
+            self.say(format_args!("validate: {} violation(s)", v.len()));
+            for x in v {
+                self.say(format_args!("  {x}"));
+            }
+        }
+    }
+
+    /// Run one op; a refusal is bad input.
+    fn op<'a>(&mut self, op: &'a Op, obs: &mut TreeObs) -> Result<(), Refusal<'a>> {
+        match op {
+            Op::Insert { start, last } => self.insert(*start, *last, obs),
+            Op::InsertAfter { id, prev } => {
+                self.insert_after((id.0, &id.1), (prev.0, &prev.1), obs)?
+            }
+            Op::Erase { id } => self.erase(id.0, &id.1, obs)?,
+            Op::Rekey { id, start, last } => self.rekey(id.0, &id.1, *start, *last)?,
+            Op::Propagate { id } => self.propagate(id.0, &id.1, obs)?,
+            Op::Query { first, last } => self.query(*first, *last, obs),
+            Op::Print => {
+                let text = render(&self.t, &self.objs, &label);
+                self.out.push_str(&text);
+            }
+            Op::Validate => self.validate(),
+        }
+        Ok(())
+    }
+}
+
 /// Parse and run an op list named `file`.
 pub fn run_ops(file: &str, src: &str) -> OpsOutput {
     let ops = match parse_ops(src) {
@@ -295,138 +458,31 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
             }
         }
     };
-    let mut out = String::new();
-    let mut objs = Objects(Vec::new());
-    let mut t = RbRoot::new();
-    let mut violations = false;
+    let mut run = Run {
+        objs: Objects(Vec::new()),
+        t: RbRoot::new(),
+        out: String::new(),
+        violations: false,
+    };
     for ol in &ops {
-        let line = ol.line;
         let mut obs = TreeObs::checking();
-        let fail = |w: &Word, msg: String, out: String| OpsOutput {
-            stdout: out,
-            stderr: Diag::at(line, w, msg).render(file, src),
-            status: 2,
-        };
-        let unknown = |n: NodeId, count: usize| {
-            format!("unknown node n{n} (only {count} object(s) created so far)")
-        };
-        match &ol.op {
-            Op::Insert { start, last } => {
-                let n = objs.0.len() as NodeId;
-                objs.0.push((*start, *last));
-                // A fresh id is never in the tree, so this cannot fail.
-                let _ = interval::insert(&mut t, &objs, n, &mut obs);
-                let _ = writeln!(out, "n{n} = insert [{start}..{last}]");
-            }
-            Op::InsertAfter {
-                id: (n, nw),
-                prev: (p, pw),
-            } => {
-                if !objs.known(*p) {
-                    return fail(pw, unknown(*p, objs.0.len()), out);
-                }
-                if !t.contains(*p) {
-                    let e = TreeError::PrevNotInTree(*p);
-                    return fail(pw, e.to_string(), out);
-                }
-                if *n as usize == objs.0.len() {
-                    let k = objs.0[*p as usize];
-                    objs.0.push(k);
-                    let _ = writeln!(out, "n{n} = copy of n{p} [{}..{}]", k.0, k.1);
-                } else if !objs.known(*n) {
-                    let msg = format!(
-                        "unknown node n{n} (use n{} to insert a copy of n{p})",
-                        objs.0.len()
-                    );
-                    return fail(nw, msg, out);
-                }
-                if let Err(e) = interval::insert_after(&mut t, &objs, *n, *p, &mut obs) {
-                    let w = if matches!(e, TreeError::PrevNotInTree(_)) {
-                        pw
-                    } else {
-                        nw
-                    };
-                    return fail(w, e.to_string(), out);
-                }
-                let _ = writeln!(out, "insert_after n{n} n{p}");
-            }
-            Op::Erase { id: (n, nw) } => {
-                if !objs.known(*n) {
-                    return fail(nw, unknown(*n, objs.0.len()), out);
-                }
-                if let Err(e) = interval::remove(&mut t, &objs, *n, &mut obs) {
-                    return fail(nw, e.to_string(), out);
-                }
-                let _ = writeln!(out, "erase n{n}");
-            }
-            Op::Rekey {
-                id: (n, nw),
-                start,
-                last,
-            } => {
-                if !objs.known(*n) {
-                    return fail(nw, unknown(*n, objs.0.len()), out);
-                }
-                objs.0[*n as usize] = (*start, *last);
-                let note = if t.contains(*n) {
-                    " (in the tree: key changed in place)"
-                } else {
-                    ""
-                };
-                let _ = writeln!(out, "rekey n{n} [{start}..{last}]{note}");
-            }
-            Op::Propagate { id: (n, nw) } => {
-                if !objs.known(*n) {
-                    return fail(nw, unknown(*n, objs.0.len()), out);
-                }
-                if let Err(e) = interval::propagate(&mut t, &objs, *n, &mut obs) {
-                    return fail(nw, e.to_string(), out);
-                }
-                let _ = writeln!(out, "propagate n{n}");
-            }
-            Op::Query { first, last } => {
-                let hits = interval::query(&t, &objs, *first, *last, &mut obs);
-                let list: Vec<String> = hits.iter().map(|&h| label(h)).collect();
-                let shown = if list.is_empty() {
-                    "none".to_string()
-                } else {
-                    list.join(" ")
-                };
-                let _ = writeln!(out, "query [{first}..{last}]: {shown}");
-                if let Some(n) = obs.null_descent.take() {
-                    violations = true;
-                    let _ = writeln!(
-                        out,
-                        "  query went right from {} to a missing child (a stale \
-                         subtree_last): the kernel dereferences NULL there",
-                        label(n)
-                    );
-                }
-            }
-            Op::Print => out.push_str(&render(&t, &objs, &label)),
-            Op::Validate => {
-                let v = validate(&t, &objs);
-                if v.is_empty() {
-                    let _ = writeln!(out, "validate: ok");
-                } else {
-                    violations = true;
-                    let _ = writeln!(out, "validate: {} violation(s)", v.len());
-                    for x in v {
-                        let _ = writeln!(out, "  {x}");
-                    }
-                }
-            }
+        if let Err((w, msg)) = run.op(&ol.op, &mut obs) {
+            return OpsOutput {
+                stdout: run.out,
+                stderr: Diag::at(ol.line, w, msg).render(file, src),
+                status: 2,
+            };
         }
         for s in &obs.stale {
-            violations = true;
-            let _ = writeln!(out, "  {s}");
+            run.violations = true;
+            run.say(format_args!("  {s}"));
         }
     }
-    out.push_str("final tree:\n");
-    out.push_str(&render(&t, &objs, &label));
+    run.out.push_str("final tree:\n");
+    run.out.push_str(&render(&run.t, &run.objs, &label));
     OpsOutput {
-        stdout: out,
+        stdout: run.out,
         stderr: String::new(),
-        status: i32::from(violations),
+        status: i32::from(run.violations),
     }
 }
