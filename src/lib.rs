@@ -3,14 +3,18 @@
 //! Data flows one way through the core: a model file is parsed, type-checked and compiled by
 //! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
-//! trees are the kernel-exact trees of [`tree`]. [`check`] judges the invariants on the world,
-//! [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on those.
+//! trees are the kernel-exact trees of [`tree`]. [`check`] judges the invariants on the world.
+//! [`scope`] (the bounds of a search) and [`trace`] (counterexamples as data: the struct, its
+//! JSON form, its text and DOT renderings) sit on those; [`explore`] searches call sequences and
+//! builds, replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`]
+//! and [`cmd`] build on all of them.
 //!
 //! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
-//! and [`lang`] nothing of [`exec`] or the layers above it; tests/cli/layering.rs checks these rules
-//! on the sources. Above them the modules are not strictly layered: some refer to each other both
-//! ways.
+//! and [`lang`] nothing of [`exec`] or the layers above it; [`world`], [`check`] and [`exec`]
+//! name nothing of the searches or above; [`trace`] and [`scope`] name nothing of [`explore`],
+//! [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only [`cmd`] names [`cmd`].
+//! tests/cli/layering.rs checks these rules on the sources. One pair still refers both ways:
+//! [`world`] and [`check`] (the builtins raise violations, the invariants read the world).
 
 pub mod check;
 pub mod cmd;
@@ -21,6 +25,7 @@ pub mod lang;
 pub mod models;
 pub mod oracle;
 pub mod report;
+pub mod scope;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;

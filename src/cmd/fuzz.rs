@@ -227,7 +227,7 @@ pub fn replay_crash_trace(
         max_depth: calls.len() as u32,
         ..Default::default()
     };
-    let t = crate::trace::Trace::replay_build(
+    let t = crate::explore::replay::build_trace(
         prog,
         &path.display().to_string(),
         &scope,

@@ -82,7 +82,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         let _ = writeln!(err, "rmapcheck interleave: {e}");
         return 2;
     }
-    if let Err(e) = crate::trace::validate_call(&prog, &world, &writer) {
+    if let Err(e) = crate::fuzzing::validate_call(&prog, &world, &writer) {
         let _ = writeln!(err, "{}: the writer {writer}: {e}", a.ops.display());
         return 2;
     }

@@ -7,7 +7,8 @@
 
 use super::load_model;
 use crate::check::Invariant;
-use crate::trace::{model_hash, replay as replay_trace, text, Trace};
+use crate::explore::replay::replay as replay_trace;
+use crate::trace::{model_hash, text, Trace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -116,7 +117,9 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             model_path.display()
         );
     }
-    match replay_trace(&prog, &t) {
+    match replay_trace(&prog, &t, &|w, c| {
+        crate::fuzzing::validate_call(&prog, w, c)
+    }) {
         Ok(r) if r.reproduced => {
             reproduced(&prog, &t, &model_path, a.minimise, out);
             1
@@ -161,7 +164,7 @@ fn reproduced(
     out: &mut dyn Write,
 ) {
     let (initial, calls) = if let (true, Some(inv)) = (minimise, t.invariant()) {
-        let m = crate::trace::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
+        let m = crate::explore::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
         let _ = writeln!(
             out,
             "minimised: {} calls -> {}, {} files -> {}",
@@ -183,7 +186,7 @@ fn reproduced(
     } else {
         (t.initial.clone(), t.calls.clone())
     };
-    let fresh = Trace::replay_build(
+    let fresh = crate::explore::replay::build_trace(
         prog,
         &model_path.display().to_string(),
         &t.scope,

@@ -3,7 +3,7 @@
 //! scope, the invariant and its message), the calls, the steps of the failing call with model
 //! file:line, every rmap tree drawn before the last call and at the failure with the nodes that
 //! changed highlighted, and the two worlds as text. The worlds come from re-running the trace's
-//! calls on the model ([`crate::trace::rerun`]), so the trees are exact, not parsed back from
+//! calls on the model ([`crate::explore::replay::rerun`]), so the trees are exact, not parsed back from
 //! the rendered text.
 
 pub mod diff;
@@ -13,8 +13,9 @@ pub mod svg;
 
 use crate::check::Invariant;
 use crate::explore::op::StepRecord;
+use crate::explore::replay::{rerun, Rerun};
 use crate::lang::Program;
-use crate::trace::{model_hash, rerun, text::MAX_STEPS_SHOWN, Rerun, Trace};
+use crate::trace::{model_hash, text::MAX_STEPS_SHOWN, Trace};
 use crate::world::World;
 use diff::{Change, Changes};
 use html::{esc, pre};
@@ -101,7 +102,8 @@ pub fn tree_pairs(before: &World, after: &World) -> Vec<TreePair> {
 
 /// Re-run `t` on `prog` and build the page; `model` is the path `prog` was loaded from.
 pub fn build(t: &Trace, prog: &Program, model: &str) -> Result<String, String> {
-    let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
+    let r =
+        rerun(prog, &t.initial, &t.calls, t.scope.invariant_set()).map_err(|e| e.to_string())?;
     Ok(page(t, prog, model, &r))
 }
 

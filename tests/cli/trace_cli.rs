@@ -76,7 +76,7 @@ fn trace_dir_replay_and_minimise() {
     );
     padded.insert(1, Call::parse("do_anonymous_fault(mm#0, 2)").unwrap());
     let prog = rmapcheck::cmd::load_model(Path::new(MUTANT)).unwrap();
-    let (init, calls) = rmapcheck::trace::minimise::minimise(
+    let (init, calls) = rmapcheck::explore::minimise::minimise(
         &prog,
         &t.initial,
         &padded,

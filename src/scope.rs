@@ -218,7 +218,7 @@ impl Scope {
         if self.walkers > 8 {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }
-        crate::explore::walkers::check_kinds(&self.walker_kinds)?;
+        check_kinds(&self.walker_kinds)?;
         Ok(())
     }
 
@@ -325,4 +325,19 @@ fn locate_key(text: &str, key: &str) -> (usize, usize) {
         }
     }
     (1, 1)
+}
+
+/// Every walker kind (`walker_kinds` of a scope, `--kind` of `interleave`), in the order calls are listed.
+pub const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
+
+/// Reject unknown walker kind names.
+pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
+    for k in kinds {
+        if !WALKER_KINDS.contains(&k.as_str()) {
+            return Err(format!(
+                "unknown walker kind {k:?} (expected file, anon, flush or madv)"
+            ));
+        }
+    }
+    Ok(())
 }
