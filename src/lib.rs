@@ -26,6 +26,7 @@ pub mod models;
 pub mod oracle;
 pub mod report;
 pub mod scope;
+pub mod textbuf;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;

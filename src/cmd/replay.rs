@@ -81,7 +81,7 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         return super::fuzz::replay_crash_trace(file, a.model.as_deref(), out, err);
     }
     let t = match std::str::from_utf8(&bytes)
-        .map_err(|_| "1:1: not a trace: the file is not text (a fuzzer input? use --crash)".into())
+        .map_err(|_| crate::trace::TraceError::NotText)
         .and_then(Trace::from_json)
     {
         Ok(t) => t,

@@ -25,7 +25,7 @@ pub fn report(
     let t = match Trace::from_json(&text) {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "{}", not_a_trace(file, &text, &e));
+            let _ = writeln!(err, "{}", not_a_trace(file, &text, &e.to_string()));
             return 2;
         }
     };

@@ -50,6 +50,40 @@ impl Failure {
     }
 }
 
+/// Why a file is not a trace this build can replay. Each message starts with the `line:col:`
+/// it refers to (1:1 when the JSON parser gives no place).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    #[error("{line}:{column}: not JSON: {message}")]
+    NotJson {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file is not text (a fuzzer input, most likely).
+    #[error("1:1: not a trace: the file is not text (a fuzzer input? use --crash)")]
+    NotText,
+    #[error("1:1: a check report with no replayable counterexample")]
+    NoCounterexample,
+    #[error(
+        "1:1: a check report with {0} counterexamples; save them one per file with \
+         `check --trace-dir DIR`"
+    )]
+    ManyCounterexamples(usize),
+    #[error("1:1: not an rmapcheck trace (no `initial` world and `calls`)")]
+    NotATrace,
+    #[error("1:1: trace format version {0}; this rmapcheck reads version {TRACE_FORMAT}")]
+    Version(u64),
+    #[error(
+        "1:1: the trace has no format_version (written before version {TRACE_FORMAT}); re-run \
+         the check to write it again"
+    )]
+    NoVersion,
+    /// A field of the wrong type, or a size no search makes.
+    #[error("1:1: {0}")]
+    Invalid(String),
+}
+
 /// A counterexample.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Trace {
@@ -105,9 +139,12 @@ impl Trace {
     /// Read a trace: a file written by `check --trace-dir`, or a `check --format json` report
     /// holding exactly one replayable counterexample. The format version and the sizes are
     /// checked; errors read `line:col: message` where the JSON parser gives a place.
-    pub fn from_json(text: &str) -> Result<Trace, String> {
-        let v: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| format!("{}:{}: not JSON: {e}", e.line(), e.column()))?;
+    pub fn from_json(text: &str) -> Result<Trace, TraceError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| TraceError::NotJson {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
         let v = match v.get("results").and_then(|r| r.as_array()) {
             Some(results) if v.get("rmapcheck").is_some() => {
                 let traces: Vec<&serde_json::Value> = results
@@ -117,39 +154,22 @@ impl Trace {
                     .collect();
                 match traces.as_slice() {
                     [one] => (*one).clone(),
-                    [] => {
-                        return Err("1:1: a check report with no replayable counterexample".into())
-                    }
-                    many => {
-                        return Err(format!(
-                            "1:1: a check report with {} counterexamples; save them one per file \
-                             with `check --trace-dir DIR`",
-                            many.len()
-                        ))
-                    }
+                    [] => return Err(TraceError::NoCounterexample),
+                    many => return Err(TraceError::ManyCounterexamples(many.len())),
                 }
             }
             _ => v,
         };
         if !v.is_object() || v.get("calls").is_none() || v.get("initial").is_none() {
-            return Err("1:1: not an rmapcheck trace (no `initial` world and `calls`)".into());
+            return Err(TraceError::NotATrace);
         }
         match v.get("format_version").and_then(|f| f.as_u64()) {
             Some(f) if f == TRACE_FORMAT as u64 => {}
-            Some(f) => {
-                return Err(format!(
-                    "1:1: trace format version {f}; this rmapcheck reads version {TRACE_FORMAT}"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "1:1: the trace has no format_version (written before version \
-                     {TRACE_FORMAT}); re-run the check to write it again"
-                ))
-            }
+            Some(f) => return Err(TraceError::Version(f)),
+            None => return Err(TraceError::NoVersion),
         }
-        let t: Trace = serde_json::from_value(v).map_err(|e| format!("1:1: {e}"))?;
-        t.validate().map_err(|e| format!("1:1: {e}"))?;
+        let t: Trace = serde_json::from_value(v).map_err(|e| TraceError::Invalid(e.to_string()))?;
+        t.validate().map_err(TraceError::Invalid)?;
         Ok(t)
     }
 

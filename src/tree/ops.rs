@@ -316,7 +316,7 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 objs.0.push((*start, *last));
                 // A fresh id is never in the tree, so this cannot fail.
                 let _ = interval::insert(&mut t, &objs, n, &mut obs);
-                let _ = writeln!(out, "n{n} = insert [{start}..{last}]");
+                writeln!(out, "n{n} = insert [{start}..{last}]").expect("a String takes any text");
             }
             Op::InsertAfter {
                 id: (n, nw),
@@ -332,7 +332,8 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 if *n as usize == objs.0.len() {
                     let k = objs.0[*p as usize];
                     objs.0.push(k);
-                    let _ = writeln!(out, "n{n} = copy of n{p} [{}..{}]", k.0, k.1);
+                    writeln!(out, "n{n} = copy of n{p} [{}..{}]", k.0, k.1)
+                        .expect("a String takes any text");
                 } else if !objs.known(*n) {
                     let msg = format!(
                         "unknown node n{n} (use n{} to insert a copy of n{p})",
@@ -348,7 +349,7 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                     };
                     return fail(w, e.to_string(), out);
                 }
-                let _ = writeln!(out, "insert_after n{n} n{p}");
+                writeln!(out, "insert_after n{n} n{p}").expect("a String takes any text");
             }
             Op::Erase { id: (n, nw) } => {
                 if !objs.known(*n) {
@@ -357,7 +358,7 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 if let Err(e) = interval::remove(&mut t, &objs, *n, &mut obs) {
                     return fail(nw, e.to_string(), out);
                 }
-                let _ = writeln!(out, "erase n{n}");
+                writeln!(out, "erase n{n}").expect("a String takes any text");
             }
             Op::Rekey {
                 id: (n, nw),
@@ -373,7 +374,8 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 } else {
                     ""
                 };
-                let _ = writeln!(out, "rekey n{n} [{start}..{last}]{note}");
+                writeln!(out, "rekey n{n} [{start}..{last}]{note}")
+                    .expect("a String takes any text");
             }
             Op::Propagate { id: (n, nw) } => {
                 if !objs.known(*n) {
@@ -382,7 +384,7 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 if let Err(e) = interval::propagate(&mut t, &objs, *n, &mut obs) {
                     return fail(nw, e.to_string(), out);
                 }
-                let _ = writeln!(out, "propagate n{n}");
+                writeln!(out, "propagate n{n}").expect("a String takes any text");
             }
             Op::Query { first, last } => {
                 let hits = interval::query(&t, &objs, *first, *last, &mut obs);
@@ -392,34 +394,36 @@ pub fn run_ops(file: &str, src: &str) -> OpsOutput {
                 } else {
                     list.join(" ")
                 };
-                let _ = writeln!(out, "query [{first}..{last}]: {shown}");
+                writeln!(out, "query [{first}..{last}]: {shown}").expect("a String takes any text");
                 if let Some(n) = obs.null_descent.take() {
                     violations = true;
-                    let _ = writeln!(
+                    writeln!(
                         out,
                         "  query went right from {} to a missing child (a stale \
                          subtree_last): the kernel dereferences NULL there",
                         label(n)
-                    );
+                    )
+                    .expect("a String takes any text");
                 }
             }
             Op::Print => out.push_str(&render(&t, &objs, &label)),
             Op::Validate => {
                 let v = validate(&t, &objs);
                 if v.is_empty() {
-                    let _ = writeln!(out, "validate: ok");
+                    writeln!(out, "validate: ok").expect("a String takes any text");
                 } else {
                     violations = true;
-                    let _ = writeln!(out, "validate: {} violation(s)", v.len());
+                    writeln!(out, "validate: {} violation(s)", v.len())
+                        .expect("a String takes any text");
                     for x in v {
-                        let _ = writeln!(out, "  {x}");
+                        writeln!(out, "  {x}").expect("a String takes any text");
                     }
                 }
             }
         }
         for s in &obs.stale {
             violations = true;
-            let _ = writeln!(out, "  {s}");
+            writeln!(out, "  {s}").expect("a String takes any text");
         }
     }
     out.push_str("final tree:\n");
