@@ -4,6 +4,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use rmapcheck::cmd::{exit_status, CmdError, CmdResult, Exit};
 
 #[derive(Parser)]
 #[command(
@@ -363,45 +364,42 @@ enum Cmd {
     },
 }
 
-/// `rmapcheck tree`: exit status 0 ok, 1 a violation, 2 bad input. A closed standard output
-/// ends the command quietly.
-fn cmd_tree(file: Option<PathBuf>) -> i32 {
+/// `rmapcheck tree`: exit status 0 ok, 1 a violation, 2 bad input.
+fn cmd_tree(file: Option<PathBuf>, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let (name, src) = match file {
         Some(p) if p.as_os_str() != "-" => match std::fs::read_to_string(&p) {
             Ok(s) => (p.display().to_string(), s),
             Err(e) => {
-                eprintln!("rmapcheck tree: cannot read {}: {e}", p.display());
-                return 2;
+                return Err(CmdError::line(format_args!(
+                    "rmapcheck tree: cannot read {}: {e}",
+                    p.display()
+                )))
             }
         },
         _ => {
             let mut s = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-                eprintln!("rmapcheck tree: cannot read standard input: {e}");
-                return 2;
+                return Err(CmdError::line(format_args!(
+                    "rmapcheck tree: cannot read standard input: {e}"
+                )));
             }
             ("<stdin>".to_string(), s)
         }
     };
     let r = rmapcheck::tree::ops::run_ops(&name, &src);
-    let written = std::io::stdout()
-        .write_all(r.stdout.as_bytes())
-        .and_then(|()| std::io::stderr().write_all(r.stderr.as_bytes()));
-    match written {
-        Ok(()) => r.status,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => r.status,
-        Err(e) => {
-            eprintln!("rmapcheck tree: cannot write the results: {e}");
-            2
-        }
-    }
+    out.write_all(r.stdout.as_bytes())?;
+    err.write_all(r.stderr.as_bytes())?;
+    Ok(match r.status {
+        0 => Exit::Ok,
+        1 => Exit::Found,
+        // the op list did not parse; the message is in r.stderr
+        _ => Exit::BadInput,
+    })
 }
 
-/// Run one subcommand; its exit status.
-fn run(cmd: Cmd) -> i32 {
+/// Run one subcommand, writing to `out` and `err`.
+fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     use rmapcheck::cmd;
-    let out = &mut std::io::stdout();
-    let err = &mut std::io::stderr();
     match cmd {
         Cmd::Check {
             models,
@@ -421,10 +419,7 @@ fn run(cmd: Cmd) -> i32 {
                 c.connect_timeout,
             ) {
                 Ok(cluster) => cluster,
-                Err(e) => {
-                    eprintln!("rmapcheck check: {e}");
-                    return 2;
-                }
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck check: {e}"))),
             };
             let args = cmd::check::CheckArgs {
                 models,
@@ -476,13 +471,9 @@ fn run(cmd: Cmd) -> i32 {
         Cmd::Repro { file, baseline } => {
             cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
         }
-        Cmd::Report { file, model } => cmd::report::report(
-            &file.trace,
-            file.output.as_deref(),
-            model.as_deref(),
-            out,
-            err,
-        ),
+        Cmd::Report { file, model } => {
+            cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
+        }
         Cmd::Compare {
             base,
             patch,
@@ -517,11 +508,8 @@ fn run(cmd: Cmd) -> i32 {
                 diff,
             },
             out,
-            err,
         ),
-        Cmd::Diff { patch, base } => {
-            cmd::diff::diff(&cmd::diff::DiffArgs { patch, base }, out, err)
-        }
+        Cmd::Diff { patch, base } => cmd::diff::diff(&cmd::diff::DiffArgs { patch, base }, out),
         Cmd::New {
             name,
             base,
@@ -535,7 +523,6 @@ fn run(cmd: Cmd) -> i32 {
                 proofs,
             },
             out,
-            err,
         ),
         Cmd::Prove {
             files,
@@ -565,15 +552,15 @@ fn run(cmd: Cmd) -> i32 {
                 crash,
                 emit_scenario,
             };
-            cmd::replay::replay(&args, out, err)
+            cmd::replay::replay(&args, out)
         }
-        Cmd::Tree { file } => cmd_tree(file),
-        Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out, err),
+        Cmd::Tree { file } => cmd_tree(file, out, err),
+        Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {
-            cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out, err)
+            cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)
         }
         Cmd::ReplayCrash { input } => {
-            cmd::fuzz::replay_crash(&input.crash, input.models.as_deref(), out, err)
+            cmd::fuzz::replay_crash(&input.crash, input.models.as_deref(), out)
         }
         Cmd::Interleave {
             model,
@@ -588,10 +575,7 @@ fn run(cmd: Cmd) -> i32 {
         } => {
             let sc = match rmapcheck::scope::Scope::load(scope.as_deref().unwrap_or("default")) {
                 Ok(s) => s,
-                Err(e) => {
-                    eprintln!("rmapcheck interleave: {e}");
-                    return 2;
-                }
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck interleave: {e}"))),
             };
             let args = cmd::interleave::InterleaveArgs {
                 model,
@@ -607,7 +591,7 @@ fn run(cmd: Cmd) -> i32 {
                 max_states,
                 progress: !progress.quiet,
             };
-            cmd::interleave::interleave(&args, out, err)
+            cmd::interleave::interleave(&args, out)
         }
         Cmd::Locks { model, scope } => cmd::locks::locks(&model, scope.as_deref(), out, err),
     }
@@ -617,6 +601,9 @@ fn main() {
     let cli = Cli::parse();
     // SIGINT / SIGTERM end a search at its next call with an `incomplete` verdict (exit 3)
     rmapcheck::explore::budget::install_signal_handlers();
-    // the one place a command's status becomes the process's
-    std::process::exit(run(cli.cmd));
+    let (out, err) = (&mut std::io::stdout(), &mut std::io::stderr());
+    // what is still buffered for standard output is part of the result
+    let result = run(cli.cmd, out, err).and_then(|status| Ok(out.flush().map(|()| status)?));
+    // the one place a command's result becomes the process's exit status
+    std::process::exit(exit_status(result, err));
 }

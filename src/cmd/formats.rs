@@ -17,18 +17,6 @@ pub enum Status {
     Error,
 }
 
-/// The exit status of a run whose cases so far gave `a` and whose next gives `b`: 2 (bad
-/// input) wins over 1 (a counterexample or a failed obligation), which wins over 3
-/// (incomplete), which wins over 0.
-pub fn worse_status(a: i32, b: i32) -> i32 {
-    match (a, b) {
-        (2, _) | (_, 2) => 2,
-        (1, _) | (_, 1) => 1,
-        (3, _) | (_, 3) => 3,
-        _ => 0,
-    }
-}
-
 /// One test case: a model checked at a scope, or a proof obligation.
 #[derive(Clone, Debug)]
 pub struct Case {

@@ -136,6 +136,12 @@ impl Trace {
         serde_json::to_string_pretty(self).expect("a trace serialises")
     }
 
+    /// The trace as a JSON value (the `trace` of a `check --format json` result).
+    pub fn to_json_value(&self) -> serde_json::Value {
+        // as for to_json: strings, numbers and plain containers (no map with non-string keys)
+        serde_json::to_value(self).expect("a trace serialises")
+    }
+
     /// Read a trace: a file written by `check --trace-dir`, or a `check --format json` report
     /// holding exactly one replayable counterexample. The format version and the sizes are
     /// checked; errors read `line:col: message` where the JSON parser gives a place.

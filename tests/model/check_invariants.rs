@@ -403,7 +403,10 @@ fn invariants_round_trip_through_their_names() {
 #[test]
 fn list_prints_every_invariant_under_its_phase() {
     let mut out = Vec::new();
-    assert_eq!(rmapcheck::cmd::list::list(&mut out), 0);
+    assert_eq!(
+        rmapcheck::cmd::list::list(&mut out).unwrap(),
+        rmapcheck::cmd::Exit::Ok
+    );
     let out = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     for &i in Invariant::ALL {
