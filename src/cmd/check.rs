@@ -69,7 +69,7 @@ pub struct CheckArgs {
 
 /// The scope after command-line overrides.
 pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
-    let mut s = Scope::load(a.scope.as_deref().unwrap_or("default"))?;
+    let mut s = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(|e| e.to_string())?;
     if let Some(m) = a.mode {
         s.mode = m;
         if a.scope.is_none() {

@@ -13,7 +13,7 @@ pub mod svg;
 
 use crate::check::Invariant;
 use crate::explore::op::StepRecord;
-use crate::explore::replay::{rerun, Rerun};
+use crate::explore::replay::{rerun, ReplayError, Rerun};
 use crate::lang::Program;
 use crate::textbuf::PushFmt;
 use crate::trace::{model_hash, text::MAX_STEPS_SHOWN, Trace};
@@ -101,9 +101,8 @@ pub fn tree_pairs(before: &World, after: &World) -> Vec<TreePair> {
 }
 
 /// Re-run `t` on `prog` and build the page; `model` is the path `prog` was loaded from.
-pub fn build(t: &Trace, prog: &Program, model: &str) -> Result<String, String> {
-    let r =
-        rerun(prog, &t.initial, &t.calls, t.scope.invariant_set()).map_err(|e| e.to_string())?;
+pub fn build(t: &Trace, prog: &Program, model: &str) -> Result<String, ReplayError> {
+    let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
     Ok(page(t, prog, model, &r))
 }
 
