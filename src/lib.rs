@@ -4,14 +4,18 @@
 //! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
 //! trees are the kernel-exact trees of [`tree`], and which records what its builtins find as
-//! [`invariant`] violations. [`check`] judges the invariants on the world, [`explore`] searches
-//! call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and [`cmd`] build on those.
+//! [`invariant`] violations. [`check`] judges the invariants on the world. [`scope`] (the bounds
+//! of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its text and
+//! DOT renderings) sit on those; [`explore`] searches call sequences and builds, replays and
+//! minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and [`cmd`] build on
+//! all of them.
 //!
-//! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
+//! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
+//! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
 //! [`lang`] nothing of [`exec`] or the layers above it, and [`invariant`] nothing but [`tree`];
-//! the world and the interpreter name the invariant type but never the checks.
-//! tests/cli/layering.rs checks these rules on the sources. Above them the modules are not
-//! strictly layered: some refer to each other both ways.
+//! the world and the interpreter name the invariant type but never the checks; [`trace`] and
+//! [`scope`] name nothing of [`explore`], [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only
+//! [`cmd`] names [`cmd`]. No two modules refer to each other.
 
 pub mod check;
 pub mod cmd;
@@ -23,6 +27,8 @@ pub mod lang;
 pub mod models;
 pub mod oracle;
 pub mod report;
+pub mod scope;
+pub mod textbuf;
 pub mod toml_diag;
 pub mod trace;
 pub mod tree;

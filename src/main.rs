@@ -1,9 +1,10 @@
 //! The `rmapcheck` command line.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use rmapcheck::cmd::{exit_status, CmdError, CmdResult, Exit};
 
 #[derive(Parser)]
 #[command(
@@ -44,6 +45,86 @@ impl Format {
     }
 }
 
+/// Progress display, shared by the commands that search.
+#[derive(clap::Args, Clone, Copy, Debug)]
+struct ProgressOpts {
+    /// Do not show progress.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The scope of an exhaustive search (`check`, `compare`).
+#[derive(clap::Args, Clone, Debug)]
+struct ScopeOpts {
+    /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
+    #[arg(long)]
+    scope: Option<String>,
+    /// callers (the kernel's call sites) or contract (any documented arguments).
+    #[arg(long)]
+    mode: Option<rmapcheck::scope::Mode>,
+    /// Longest call sequence to explore.
+    #[arg(long)]
+    max_depth: Option<u32>,
+}
+
+/// `check --simulate`: a deep random search in place of the exhaustive one.
+#[derive(clap::Args, Clone, Copy, Debug)]
+struct SimulateOpts {
+    /// Deep random search instead of the exhaustive one: this many seeded random walks of
+    /// up to --depth calls, with the same invariants and traces. Never `holds`: incomplete
+    /// (exit 3) unless a walk finds a counterexample (exit 1).
+    #[arg(long, value_name = "WALKS", conflicts_with_all = ["max_depth", "workers", "process", "processes", "hostfile"])]
+    simulate: Option<u64>,
+    /// Calls per walk of --simulate at most (1..=64).
+    #[arg(long, value_name = "D", requires = "simulate", default_value_t = 20)]
+    depth: u32,
+    /// Seed of --simulate's walks (the same seed, the same walks).
+    #[arg(long, value_name = "S", requires = "simulate", default_value_t = 1)]
+    seed: u64,
+}
+
+/// `check` on several worker threads or processes.
+#[derive(clap::Args, Clone, Debug)]
+struct ClusterOpts {
+    /// Search on this many timely worker threads (per process); the same verdict, states,
+    /// depth and counterexample as the single-process search.
+    #[arg(long)]
+    workers: Option<usize>,
+    /// This process's index in a cluster run (0 ..= N-1): its address is line I of the
+    /// hostfile.
+    #[arg(long)]
+    process: Option<usize>,
+    /// Processes in the cluster run (each started with the same command but --process).
+    #[arg(long)]
+    processes: Option<usize>,
+    /// The cluster's addresses, one HOST:PORT per line, process 0 first.
+    #[arg(long)]
+    hostfile: Option<PathBuf>,
+    /// Seconds to wait for every process of the cluster to connect (then exit 2).
+    #[arg(long, default_value_t = 60.0)]
+    connect_timeout: f64,
+}
+
+/// A saved trace and where a command writes what it makes of it (`repro`, `report`).
+#[derive(clap::Args, Clone, Debug)]
+struct TraceFileOpts {
+    /// The trace (JSON from `check --format json` or `--trace-dir`).
+    trace: PathBuf,
+    /// Output file (default: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// A fuzzer input and the models it selects from (`fuzz-decode`, `replay-crash`).
+#[derive(clap::Args, Clone, Debug)]
+struct CrashOpts {
+    /// The fuzzer input.
+    crash: PathBuf,
+    /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
+    #[arg(long)]
+    models: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Exhaustively check models (default: models/v7.3-rc4 and models/patches) at a scope.
@@ -52,15 +133,8 @@ enum Cmd {
         /// Model files or directories (every model under a directory, outside lib/ and
         /// mutants/); all baseline and patch models under ./models when none are given.
         models: Vec<PathBuf>,
-        /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
-        #[arg(long)]
-        scope: Option<String>,
-        /// callers (the kernel's call sites) or contract (any documented arguments).
-        #[arg(long)]
-        mode: Option<rmapcheck::explore::scope::Mode>,
-        /// Longest call sequence to explore.
-        #[arg(long)]
-        max_depth: Option<u32>,
+        #[command(flatten)]
+        scope: ScopeOpts,
         /// Output format. With any but text, standard output holds only that document and the
         /// scope and verdict lines go to standard error.
         #[arg(long, value_enum, default_value = "text")]
@@ -68,40 +142,15 @@ enum Cmd {
         /// Save each counterexample as DIR/MODEL.trace.json for `rmapcheck replay`.
         #[arg(long)]
         trace_dir: Option<PathBuf>,
-        /// Do not show progress.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        progress: ProgressOpts,
         /// Also write a C reproducer of each callers-mode counterexample as DIR/MODEL.repro.c.
         #[arg(long)]
         repro_dir: Option<PathBuf>,
-        /// Deep random search instead of the exhaustive one: this many seeded random walks of
-        /// up to --depth calls, with the same invariants and traces. Never `holds`: incomplete
-        /// (exit 3) unless a walk finds a counterexample (exit 1).
-        #[arg(long, value_name = "WALKS", conflicts_with_all = ["max_depth", "workers", "process", "processes", "hostfile"])]
-        simulate: Option<u64>,
-        /// Calls per walk of --simulate at most (1..=64).
-        #[arg(long, value_name = "D", requires = "simulate", default_value_t = 20)]
-        depth: u32,
-        /// Seed of --simulate's walks (the same seed, the same walks).
-        #[arg(long, value_name = "S", requires = "simulate", default_value_t = 1)]
-        seed: u64,
-        /// Search on this many timely worker threads (per process); the same verdict, states,
-        /// depth and counterexample as the single-process search.
-        #[arg(long)]
-        workers: Option<usize>,
-        /// This process's index in a cluster run (0 ..= N-1): its address is line I of the
-        /// hostfile.
-        #[arg(long)]
-        process: Option<usize>,
-        /// Processes in the cluster run (each started with the same command but --process).
-        #[arg(long)]
-        processes: Option<usize>,
-        /// The cluster's addresses, one HOST:PORT per line, process 0 first.
-        #[arg(long)]
-        hostfile: Option<PathBuf>,
-        /// Seconds to wait for every process of the cluster to connect (then exit 2).
-        #[arg(long, default_value_t = 60.0)]
-        connect_timeout: f64,
+        #[command(flatten)]
+        simulate: SimulateOpts,
+        #[command(flatten)]
+        cluster: ClusterOpts,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -133,19 +182,15 @@ enum Cmd {
         /// Exit 0 when the only mismatches are known model findings (still reported).
         #[arg(long)]
         tolerate_known: bool,
-        /// Do not show progress.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        progress: ProgressOpts,
     },
     /// Write a C program (libc only) that makes a callers-mode counterexample's calls as
     /// system calls and checks the final layout. Exit status: 0 written, 1 no reproducer can be
     /// made (the reason is printed), 2 bad input.
     Repro {
-        /// The trace (JSON from `check --format json` or `--trace-dir`).
-        trace: PathBuf,
-        /// Output file (default: standard output).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        file: TraceFileOpts,
         /// The unpatched model whose layout the program checks.
         #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
         baseline: PathBuf,
@@ -154,11 +199,8 @@ enum Cmd {
     /// the failing call, every rmap tree drawn before the last call and at the failure with the
     /// changed nodes highlighted, and both worlds. Exit status: 0 written, 2 bad input.
     Report {
-        /// The trace (JSON from `check --format json` or `--trace-dir`).
-        trace: PathBuf,
-        /// Output file (default: standard output).
-        #[arg(short, long)]
-        output: Option<PathBuf>,
+        #[command(flatten)]
+        file: TraceFileOpts,
         /// Re-run the trace on this model instead of the one it names.
         #[arg(long)]
         model: Option<PathBuf>,
@@ -170,22 +212,16 @@ enum Cmd {
     Compare {
         base: PathBuf,
         patch: PathBuf,
-        /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
-        #[arg(long)]
-        scope: Option<String>,
-        #[arg(long)]
-        mode: Option<rmapcheck::explore::scope::Mode>,
-        #[arg(long)]
-        max_depth: Option<u32>,
+        #[command(flatten)]
+        scope: ScopeOpts,
         /// A measured scenario instead of the scope: `execl`.
         #[arg(long)]
         scenario: Option<String>,
         /// Processes mapping the library in the execl scenario.
         #[arg(long, default_value_t = 64)]
         procs: u32,
-        /// Do not show progress.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        progress: ProgressOpts,
     },
     /// Show a patch model against the baseline as a unified diff, function by function (the
     /// definitions each program runs, after includes and overrides). Exit status: 0 printed,
@@ -239,9 +275,8 @@ enum Cmd {
         /// Certificates as text, or one test case per obligation as ktap, junit or markdown.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Do not show progress.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        progress: ProgressOpts,
     },
     /// Re-run a counterexample trace (JSON) and say whether it still fails.
     Replay {
@@ -272,20 +307,14 @@ enum Cmd {
     /// Print a fuzzer input (e.g. a crash file) as a scenario: the initial world and the concrete
     /// calls it runs, with the model it selects. Save it under tests/ as a regression scenario.
     FuzzDecode {
-        /// The fuzzer input.
-        crash: PathBuf,
-        /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
-        #[arg(long)]
-        models: Option<PathBuf>,
+        #[command(flatten)]
+        input: CrashOpts,
     },
     /// Re-run a fuzzer input, minimise the failing call list and print the failing call, the
     /// model step it failed at and the violations.
     ReplayCrash {
-        /// The fuzzer input.
-        crash: PathBuf,
-        /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
-        #[arg(long)]
-        models: Option<PathBuf>,
+        #[command(flatten)]
+        input: CrashOpts,
     },
     /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
     /// print, validate) and print the results and the final tree.
@@ -322,9 +351,8 @@ enum Cmd {
         /// Stop (incomplete) after this many states per thread set.
         #[arg(long, default_value_t = 0)]
         max_states: usize,
-        /// Do not show progress.
-        #[arg(long)]
-        quiet: bool,
+        #[command(flatten)]
+        progress: ProgressOpts,
     },
     /// Print the lock-order graph observed over a bounded exploration as DOT; violations of
     /// the order of mm/rmap.c go to standard error (exit 1).
@@ -336,85 +364,84 @@ enum Cmd {
     },
 }
 
-fn cmd_tree(file: Option<PathBuf>) -> i32 {
+/// `rmapcheck tree`: exit status 0 ok, 1 a violation, 2 bad input.
+fn cmd_tree(file: Option<PathBuf>, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let (name, src) = match file {
         Some(p) if p.as_os_str() != "-" => match std::fs::read_to_string(&p) {
             Ok(s) => (p.display().to_string(), s),
             Err(e) => {
-                eprintln!("rmapcheck tree: cannot read {}: {e}", p.display());
-                return 2;
+                return Err(CmdError::line(format_args!(
+                    "rmapcheck tree: cannot read {}: {e}",
+                    p.display()
+                )))
             }
         },
         _ => {
             let mut s = String::new();
             if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-                eprintln!("rmapcheck tree: cannot read standard input: {e}");
-                return 2;
+                return Err(CmdError::line(format_args!(
+                    "rmapcheck tree: cannot read standard input: {e}"
+                )));
             }
             ("<stdin>".to_string(), s)
         }
     };
     let r = rmapcheck::tree::ops::run_ops(&name, &src);
-    print!("{}", r.stdout);
-    eprint!("{}", r.stderr);
-    r.status
+    out.write_all(r.stdout.as_bytes())?;
+    err.write_all(r.stderr.as_bytes())?;
+    Ok(match r.status {
+        0 => Exit::Ok,
+        1 => Exit::Found,
+        // the op list did not parse; the message is in r.stderr
+        _ => Exit::BadInput,
+    })
 }
 
-fn main() {
-    let cli = Cli::parse();
-    // SIGINT / SIGTERM end a search at its next call with an `incomplete` verdict (exit 3)
-    rmapcheck::explore::budget::install_signal_handlers();
-    let code = match cli.cmd {
+/// Run one subcommand, writing to `out` and `err`.
+fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
+    use rmapcheck::cmd;
+    match cmd {
         Cmd::Check {
             models,
             scope,
-            mode,
-            max_depth,
             format,
             trace_dir,
-            quiet,
+            progress,
             repro_dir,
             simulate,
-            depth,
-            seed,
-            workers,
-            process,
-            processes,
-            hostfile,
-            connect_timeout,
-        } => match rmapcheck::explore::distributed::Cluster::from_flags(
-            workers,
-            process,
-            processes,
-            hostfile.as_deref(),
-            connect_timeout,
-        ) {
-            Err(e) => {
-                eprintln!("rmapcheck check: {e}");
-                2
-            }
-            Ok(cluster) => rmapcheck::cmd::check::check(
-                &rmapcheck::cmd::check::CheckArgs {
-                    models,
-                    scope,
-                    mode,
-                    max_depth,
-                    format: format.lib(),
-                    trace_dir,
-                    repro_dir,
-                    progress: !quiet,
-                    simulate: simulate.map(|walks| rmapcheck::explore::simulate::Simulation {
+            cluster: c,
+        } => {
+            let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
+                c.workers,
+                c.process,
+                c.processes,
+                c.hostfile.as_deref(),
+                c.connect_timeout,
+            ) {
+                Ok(cluster) => cluster,
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck check: {e}"))),
+            };
+            let args = cmd::check::CheckArgs {
+                models,
+                scope: scope.scope,
+                mode: scope.mode,
+                max_depth: scope.max_depth,
+                format: format.lib(),
+                trace_dir,
+                repro_dir,
+                progress: !progress.quiet,
+                simulate: simulate
+                    .simulate
+                    .map(|walks| rmapcheck::explore::simulate::Simulation {
                         walks,
-                        depth,
-                        seed,
+                        depth: simulate.depth,
+                        seed: simulate.seed,
                     }),
-                    cluster,
-                },
-                &mut std::io::stdout(),
-                &mut std::io::stderr(),
-            ),
-        },
-        Cmd::List => rmapcheck::cmd::list::list(&mut std::io::stdout()),
+                cluster,
+            };
+            cmd::check::check(&args, out, err)
+        }
+        Cmd::List => cmd::list::list(out),
         Cmd::Kdiff {
             model,
             scope,
@@ -425,9 +452,9 @@ fn main() {
             seed,
             show,
             tolerate_known,
-            quiet,
-        } => rmapcheck::cmd::kdiff::kdiff_cmd(
-            &rmapcheck::cmd::kdiff::KdiffArgs {
+            progress,
+        } => {
+            let args = cmd::kdiff::KdiffArgs {
                 model,
                 scope,
                 max_depth,
@@ -437,140 +464,104 @@ fn main() {
                 seed,
                 show,
                 tolerate_known,
-                progress: !quiet,
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
-        Cmd::Repro {
-            trace,
-            output,
-            baseline,
-        } => rmapcheck::cmd::kdiff::repro_cmd(
-            &trace,
-            output.as_deref(),
-            &baseline,
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
-        Cmd::Report {
-            trace,
-            output,
-            model,
-        } => rmapcheck::cmd::report::report(
-            &trace,
-            output.as_deref(),
-            model.as_deref(),
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+                progress: !progress.quiet,
+            };
+            cmd::kdiff::kdiff_cmd(&args, out, err)
+        }
+        Cmd::Repro { file, baseline } => {
+            cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
+        }
+        Cmd::Report { file, model } => {
+            cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
+        }
         Cmd::Compare {
             base,
             patch,
             scope,
-            mode,
-            max_depth,
             scenario,
             procs,
-            quiet,
-        } => rmapcheck::cmd::compare::compare(
-            &rmapcheck::cmd::compare::CompareArgs {
+            progress,
+        } => {
+            let args = cmd::compare::CompareArgs {
                 base,
                 patch,
-                check: rmapcheck::cmd::check::CheckArgs {
-                    scope,
-                    mode,
-                    max_depth,
-                    progress: !quiet,
+                check: cmd::check::CheckArgs {
+                    scope: scope.scope,
+                    mode: scope.mode,
+                    max_depth: scope.max_depth,
+                    progress: !progress.quiet,
                     ..Default::default()
                 },
                 scenario,
                 procs,
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+            };
+            cmd::compare::compare(&args, out, err)
+        }
         Cmd::Drift {
             model,
             kernel,
             diff,
-        } => rmapcheck::cmd::drift::drift(
-            &rmapcheck::cmd::drift::DriftArgs {
+        } => cmd::drift::drift(
+            &cmd::drift::DriftArgs {
                 model,
                 kernel,
                 diff,
             },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
+            out,
         ),
-        Cmd::Diff { patch, base } => rmapcheck::cmd::diff::diff(
-            &rmapcheck::cmd::diff::DiffArgs { patch, base },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+        Cmd::Diff { patch, base } => cmd::diff::diff(&cmd::diff::DiffArgs { patch, base }, out),
         Cmd::New {
             name,
             base,
             dir,
             proofs,
-        } => rmapcheck::cmd::new::new_patch(
-            &rmapcheck::cmd::new::NewArgs {
+        } => cmd::new::new_patch(
+            &cmd::new::NewArgs {
                 name,
                 base,
                 dir,
                 proofs,
             },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
+            out,
         ),
         Cmd::Prove {
             files,
             verbose,
             format,
-            quiet,
-        } => rmapcheck::cmd::prove::prove(
-            &rmapcheck::cmd::prove::ProveArgs {
+            progress,
+        } => {
+            let args = cmd::prove::ProveArgs {
                 files,
                 verbose,
                 format: format.lib(),
-                progress: !quiet,
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+                progress: !progress.quiet,
+            };
+            cmd::prove::prove(&args, out, err)
+        }
         Cmd::Replay {
             file,
             model,
             minimise,
             crash,
             emit_scenario,
-        } => rmapcheck::cmd::replay::replay(
-            &rmapcheck::cmd::replay::ReplayArgs {
+        } => {
+            let args = cmd::replay::ReplayArgs {
                 file,
                 model,
                 minimise,
                 crash,
                 emit_scenario,
-            },
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
-        Cmd::Tree { file } => cmd_tree(file),
-        Cmd::Run { model, ops } => {
-            rmapcheck::cmd::run::run(&model, &ops, &mut std::io::stdout(), &mut std::io::stderr())
+            };
+            cmd::replay::replay(&args, out)
         }
-        Cmd::FuzzDecode { crash, models } => rmapcheck::cmd::fuzz::fuzz_decode(
-            &crash,
-            models.as_deref(),
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
-        Cmd::ReplayCrash { crash, models } => rmapcheck::cmd::fuzz::replay_crash(
-            &crash,
-            models.as_deref(),
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
+        Cmd::Tree { file } => cmd_tree(file, out, err),
+        Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
+        Cmd::FuzzDecode { input } => {
+            cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)
+        }
+        Cmd::ReplayCrash { input } => {
+            cmd::fuzz::replay_crash(&input.crash, input.models.as_deref(), out)
+        }
         Cmd::Interleave {
             model,
             ops,
@@ -580,42 +571,39 @@ fn main() {
             scope,
             no_reduction,
             max_states,
-            quiet,
+            progress,
         } => {
-            let sc =
-                match rmapcheck::explore::scope::Scope::load(scope.as_deref().unwrap_or("default"))
-                {
-                    Ok(s) => s,
-                    Err(e) => {
-                        eprintln!("rmapcheck interleave: {e}");
-                        std::process::exit(2);
-                    }
-                };
-            rmapcheck::cmd::interleave::interleave(
-                &rmapcheck::cmd::interleave::InterleaveArgs {
-                    model,
-                    ops,
-                    walker,
-                    walkers: walkers.unwrap_or(sc.walkers.max(1) as usize),
-                    kinds: if kinds.is_empty() {
-                        sc.walker_kinds
-                    } else {
-                        kinds
-                    },
-                    no_reduction,
-                    max_states,
-                    progress: !quiet,
+            let sc = match rmapcheck::scope::Scope::load(scope.as_deref().unwrap_or("default")) {
+                Ok(s) => s,
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck interleave: {e}"))),
+            };
+            let args = cmd::interleave::InterleaveArgs {
+                model,
+                ops,
+                walker,
+                walkers: walkers.unwrap_or(sc.walkers.max(1) as usize),
+                kinds: if kinds.is_empty() {
+                    sc.walker_kinds
+                } else {
+                    kinds
                 },
-                &mut std::io::stdout(),
-                &mut std::io::stderr(),
-            )
+                no_reduction,
+                max_states,
+                progress: !progress.quiet,
+            };
+            cmd::interleave::interleave(&args, out)
         }
-        Cmd::Locks { model, scope } => rmapcheck::cmd::locks::locks(
-            &model,
-            scope.as_deref(),
-            &mut std::io::stdout(),
-            &mut std::io::stderr(),
-        ),
-    };
-    std::process::exit(code);
+        Cmd::Locks { model, scope } => cmd::locks::locks(&model, scope.as_deref(), out, err),
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    // SIGINT / SIGTERM end a search at its next call with an `incomplete` verdict (exit 3)
+    rmapcheck::explore::budget::install_signal_handlers();
+    let (out, err) = (&mut std::io::stdout(), &mut std::io::stderr());
+    // what is still buffered for standard output is part of the result
+    let result = run(cli.cmd, out, err).and_then(|status| Ok(out.flush().map(|()| status)?));
+    // the one place a command's result becomes the process's exit status
+    std::process::exit(exit_status(result, err));
 }

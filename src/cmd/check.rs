@@ -11,6 +11,7 @@
 
 use super::formats::{self, Case, Status};
 use super::{discover_models, load_model};
+use super::{CmdError, CmdResult, Exit};
 use crate::check::Invariant;
 use crate::explore::budget::{self, Budget};
 use crate::explore::scope::{Mode, Scope};
@@ -68,7 +69,7 @@ pub struct CheckArgs {
 
 /// The scope after command-line overrides.
 pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
-    let mut s = Scope::load(a.scope.as_deref().unwrap_or("default"))?;
+    let mut s = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(|e| e.to_string())?;
     if let Some(m) = a.mode {
         s.mode = m;
         if a.scope.is_none() {
@@ -237,36 +238,31 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let scope = match effective_scope(a) {
         Ok(s) => s,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck check: {e}");
-            return 2;
+            return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
         }
     };
     for (flag, dir) in [("--trace-dir", &a.trace_dir), ("--repro-dir", &a.repro_dir)] {
         if let Some(Err(e)) = dir.as_deref().map(|d| check_out_dir(flag, d)) {
-            let _ = writeln!(err, "rmapcheck check: {e}");
-            return 2;
+            return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
         }
     }
     let models = if a.models.is_empty() {
         let found = discover_models(Path::new("models"), false);
         if found.is_empty() {
-            let _ = writeln!(
-                err,
+            return Err(CmdError::line(format_args!(
                 "rmapcheck check: no models given and none found under ./models"
-            );
-            return 2;
+            )));
         }
         found
     } else {
         match super::expand_model_args(&a.models) {
             Ok(m) => m,
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck check: {e}");
-                return 2;
+                return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
             }
         }
     };
@@ -277,16 +273,16 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         err,
         cases: Vec::new(),
         json: Vec::new(),
-        status: 0,
+        status: Exit::Ok,
     };
-    run.header();
+    run.header()?;
     let stems = trace_stems(&models);
     for (i, m) in models.iter().enumerate() {
         if budget::stop_requested() {
-            run.not_run(m);
+            run.not_run(m)?;
             continue;
         }
-        run.model(m, &stems[i]);
+        run.model(m, &stems[i])?;
     }
     run.finish()
 }
@@ -301,32 +297,32 @@ struct Run<'a> {
     cases: Vec<Case>,
     /// For json: one result object per model.
     json: Vec<serde_json::Value>,
-    status: i32,
+    status: Exit,
 }
 
 impl Run<'_> {
     /// A line for people: standard output in text, standard error with a machine format.
-    fn say(&mut self, line: &str) {
+    fn say(&mut self, line: &str) -> std::io::Result<()> {
         let w: &mut dyn Write = if self.a.format.is_machine() {
             &mut *self.err
         } else {
             &mut *self.out
         };
-        let _ = writeln!(w, "{line}");
+        writeln!(w, "{line}")
     }
 
-    fn header(&mut self) {
+    fn header(&mut self) -> std::io::Result<()> {
         let line = self.scope.summary();
-        self.say(&line);
+        self.say(&line)
     }
 
-    fn worsen(&mut self, s: i32) {
-        self.status = formats::worse_status(self.status, s);
+    fn worsen(&mut self, s: Exit) {
+        self.status = self.status.worse(s);
     }
 
-    fn not_run(&mut self, m: &Path) {
+    fn not_run(&mut self, m: &Path) -> std::io::Result<()> {
         let line = format!("{}: incomplete: not run (interrupted)", m.display());
-        self.say(&line);
+        self.say(&line)?;
         self.push_case(m, Status::Incomplete, line, String::new(), 0.0);
         self.push_json(
             m,
@@ -335,7 +331,8 @@ impl Run<'_> {
             None,
             Some("interrupted"),
         );
-        self.worsen(3);
+        self.worsen(Exit::Incomplete);
+        Ok(())
     }
 
     fn push_case(&mut self, m: &Path, status: Status, summary: String, detail: String, s: f64) {
@@ -368,15 +365,15 @@ impl Run<'_> {
         }));
     }
 
-    fn model(&mut self, m: &Path, stem: &str) {
+    fn model(&mut self, m: &Path, stem: &str) -> std::io::Result<()> {
         let prog = match load_model(m) {
             Ok(p) => p,
             Err(d) => {
-                let _ = write!(self.err, "{d}");
+                write!(self.err, "{d}")?;
                 self.push_case(m, Status::Error, "the model does not load".into(), d, 0.0);
                 self.push_json(m, "error", &Stats::default(), None, Some("model error"));
-                self.worsen(2);
-                return;
+                self.worsen(Exit::BadInput);
+                return Ok(());
             }
         };
         let name = m.display().to_string();
@@ -407,11 +404,11 @@ impl Run<'_> {
                     Err(e) => {
                         bar.finish();
                         let e = format!("{name}: distributed search: {e}; no verdict");
-                        let _ = writeln!(self.err, "rmapcheck check: {e}");
+                        writeln!(self.err, "rmapcheck check: {e}")?;
                         self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
                         self.push_json(m, "error", &Stats::default(), None, Some(&e));
-                        self.worsen(2);
-                        return;
+                        self.worsen(Exit::BadInput);
+                        return Ok(());
                     }
                 }
             }
@@ -439,13 +436,13 @@ impl Run<'_> {
         };
         if stats.transitions == 0 && made_no_call {
             let e = no_call(m, self.scope);
-            let _ = writeln!(self.err, "rmapcheck check: {e}");
+            writeln!(self.err, "rmapcheck check: {e}")?;
             self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
             self.push_json(m, "error", &stats, None, Some(&e));
-            self.worsen(2);
-            return;
+            self.worsen(Exit::BadInput);
+            return Ok(());
         }
-        self.say(&line);
+        self.say(&line)?;
         match &outcome {
             Outcome::Holds { .. } => {
                 self.push_case(m, Status::Pass, line, String::new(), stats.seconds);
@@ -454,79 +451,91 @@ impl Run<'_> {
             Outcome::Incomplete { reason, .. } => {
                 self.push_case(m, Status::Incomplete, line, String::new(), stats.seconds);
                 self.push_json(m, "incomplete", &stats, None, Some(reason));
-                self.worsen(3);
+                self.worsen(Exit::Incomplete);
             }
             Outcome::Counterexample(t) => {
                 let rendered = text::render(t, &prog);
                 match self.a.format {
                     TraceFormat::Text => {
-                        let _ = writeln!(self.out, "\n{rendered}");
+                        writeln!(self.out, "\n{rendered}")?;
                     }
                     TraceFormat::Dot => {
-                        let _ = write!(self.out, "{}", t.dot);
+                        write!(self.out, "{}", t.dot)?;
                     }
                     _ => {}
                 }
                 self.push_case(m, Status::Fail, line, rendered, stats.seconds);
-                let tj = serde_json::to_value(&**t).ok();
-                self.push_json(m, "counterexample", &stats, tj, None);
+                let tj = t.to_json_value();
+                self.push_json(m, "counterexample", &stats, Some(tj), None);
                 if let Some(dir) = &self.a.trace_dir {
-                    self.save_trace(t, &dir.join(format!("{stem}.trace.json")));
+                    self.save_trace(t, &dir.join(format!("{stem}.trace.json")))?;
                 }
                 if let Some(dir) = self.a.repro_dir.clone() {
-                    self.save_repro(t, stem, &dir);
+                    self.save_repro(t, stem, &dir)?;
                 }
-                self.worsen(1);
+                self.worsen(Exit::Found);
             }
             Outcome::Interleaving(t) => {
                 let rendered = crate::trace::interleaved::render(t, &prog);
                 if self.a.format == TraceFormat::Text {
-                    let _ = writeln!(self.out, "\n{rendered}");
+                    writeln!(self.out, "\n{rendered}")?;
                 }
                 if self.a.repro_dir.is_some() {
                     self.say(
                         "no reproducer: an interleaving of a writer and walkers cannot be \
                          forced from user space",
-                    );
+                    )?;
                 }
                 self.push_case(m, Status::Fail, line, rendered.clone(), stats.seconds);
                 let ij = serde_json::json!({ "interleaving": rendered });
                 self.push_json(m, "counterexample", &stats, Some(ij), None);
-                self.worsen(1);
+                self.worsen(Exit::Found);
             }
         }
+        Ok(())
     }
 
-    fn save_trace(&mut self, t: &crate::trace::Trace, path: &Path) {
+    fn save_trace(&mut self, t: &crate::trace::Trace, path: &Path) -> std::io::Result<()> {
         match write_atomic(path, &t.to_json()) {
             Ok(()) => self.say(&format!("trace saved to {}", path.display())),
             Err(e) => {
-                let _ = writeln!(self.err, "cannot write {}: {e}", path.display());
-                self.worsen(2);
+                self.worsen(Exit::BadInput);
+                writeln!(self.err, "cannot write {}: {e}", path.display())
             }
         }
     }
 
     /// Write `dir/STEM.repro.c` for a counterexample, or say why there is none.
-    fn save_repro(&mut self, t: &crate::trace::Trace, stem: &str, dir: &Path) {
+    fn save_repro(
+        &mut self,
+        t: &crate::trace::Trace,
+        stem: &str,
+        dir: &Path,
+    ) -> std::io::Result<()> {
         let path = dir.join(format!("{stem}.repro.c"));
         if let Err(e) = std::fs::create_dir_all(dir) {
-            let _ = writeln!(self.err, "cannot create {}: {e}", dir.display());
-            self.worsen(2);
-            return;
+            writeln!(self.err, "cannot create {}: {e}", dir.display())?;
+            self.worsen(Exit::BadInput);
+            return Ok(());
         }
         let base = Path::new(super::kdiff::BASELINE);
         let mut said = Vec::new();
         let model = Path::new(&t.model);
-        let _ = super::kdiff::write_repro(t, model, Some(&path), base, &mut said, self.err);
+        // the exit status stays the counterexample's: a missing reproducer is only reported
+        match super::kdiff::write_repro(t, model, Some(&path), base, &mut said, self.err) {
+            Ok(_) => {}
+            Err(super::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
+            Err(super::CmdError::Io(e)) => return Err(e),
+        }
         let said = String::from_utf8_lossy(&said).into_owned();
         for l in said.lines() {
-            self.say(l);
+            self.say(l)?;
         }
+        Ok(())
     }
 
     /// Print the machine document, if any; the exit status.
-    fn finish(self) -> i32 {
+    fn finish(self) -> CmdResult {
         let header = self.scope.summary();
         let doc = match self.a.format {
             TraceFormat::Text | TraceFormat::Dot => None,
@@ -536,7 +545,7 @@ impl Run<'_> {
                     "format_version": crate::trace::TRACE_FORMAT,
                     "scope_summary": header,
                     "scope": self.scope,
-                    "status": self.status,
+                    "status": self.status.code(),
                     "results": self.json,
                 }))
                 .map(|s| s + "\n")
@@ -547,9 +556,9 @@ impl Run<'_> {
             TraceFormat::Markdown => Some(formats::markdown("check", &header, &self.cases)),
         };
         if let Some(d) = doc {
-            let _ = write!(self.out, "{d}");
+            write!(self.out, "{d}")?;
         }
-        let _ = self.out.flush();
-        self.status
+        self.out.flush()?;
+        Ok(self.status)
     }
 }

@@ -5,6 +5,7 @@
 
 use super::check::{effective_scope, CheckArgs};
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::explore::compare::{compare_within as run_compare, execl, Verdict, Work};
 use std::io::Write;
 use std::path::PathBuf;
@@ -69,55 +70,52 @@ pub fn work_rows(kind: &str, w: &Work) -> String {
 
 const HEADER: &str = "    metric               baseline        patch    change\n";
 
-pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let (base, patch) = match (load_model(&a.base), load_model(&a.patch)) {
         (Ok(b), Ok(p)) => (b, p),
         (Err(d), _) | (_, Err(d)) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
-    let _ = writeln!(
+    writeln!(
         out,
         "baseline {}\npatch    {}",
         a.base.display(),
         a.patch.display()
-    );
+    )?;
     match a.scenario.as_deref() {
         Some("execl") => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "scenario execl: libc.so (8 pages) mapped by {} processes, 3 VMAs each;\n\
                  a new process maps it and splits it as exec's loader does\n",
                 a.procs
-            );
+            )?;
             match execl(&base, &patch, a.procs) {
                 Ok(rows) => {
-                    let _ = write!(out, "{HEADER}");
+                    write!(out, "{HEADER}")?;
                     for (label, w) in rows {
-                        let _ = write!(out, "{}", work_rows(&label, &w));
+                        write!(out, "{}", work_rows(&label, &w))?;
                     }
-                    0
+                    Ok(Exit::Ok)
                 }
                 Err(e) => {
-                    let _ = writeln!(out, "violation: {e}");
-                    1
+                    writeln!(out, "violation: {e}")?;
+                    Ok(Exit::Found)
                 }
             }
         }
-        Some(other) => {
-            let _ = writeln!(err, "unknown scenario {other:?} (known: execl)");
-            2
-        }
+        Some(other) => Err(CmdError::line(format_args!(
+            "unknown scenario {other:?} (known: execl)"
+        ))),
         None => {
             let scope = match effective_scope(&a.check) {
                 Ok(s) => s,
                 Err(e) => {
-                    let _ = writeln!(err, "rmapcheck compare: {e}");
-                    return 2;
+                    return Err(CmdError::line(format_args!("rmapcheck compare: {e}")));
                 }
             };
-            let _ = writeln!(out, "{}", scope.summary());
+            writeln!(out, "{}", scope.summary())?;
             let budget = crate::explore::budget::Budget::of_scope(&scope);
             let bar = super::progress::Bar::new(a.check.progress, "compare");
             let r = run_compare(
@@ -137,41 +135,41 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
                     states: _,
                     calls: 0,
                 } => {
-                    let _ = writeln!(
+                    writeln!(
                         err,
                         "rmapcheck compare: the comparison made no call: nothing was compared, \
                          so there is no verdict"
-                    );
-                    2
+                    )?;
+                    Exit::BadInput
                 }
                 Verdict::Equivalent { states, calls } => {
-                    let _ = writeln!(
+                    writeln!(
                         out,
                         "equivalent: same VMA layout and walker answers after every call \
                          ({states} state pairs, {calls} calls, up to depth {})",
                         scope.max_depth
-                    );
-                    0
+                    )?;
+                    Exit::Ok
                 }
                 Verdict::Incomplete {
                     reason,
                     complete_depth,
                     states,
                 } => {
-                    let _ = writeln!(
+                    writeln!(
                         out,
                         "incomplete up to depth {complete_depth} ({reason}): no difference in \
                          {states} state pairs"
-                    );
-                    3
+                    )?;
+                    Exit::Incomplete
                 }
                 Verdict::Differs { calls, what } => {
-                    let _ = writeln!(out, "DIFFERENT after:");
+                    writeln!(out, "DIFFERENT after:")?;
                     for (i, c) in calls.iter().enumerate() {
-                        let _ = writeln!(out, "  {}. {c}", i + 1);
+                        writeln!(out, "  {}. {c}", i + 1)?;
                     }
-                    let _ = writeln!(out, "  {what}");
-                    1
+                    writeln!(out, "  {what}")?;
+                    Exit::Found
                 }
                 Verdict::Violation {
                     which,
@@ -179,23 +177,23 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
                     invariant,
                     message,
                 } => {
-                    let _ = writeln!(out, "the {which} violates {invariant} after:");
+                    writeln!(out, "the {which} violates {invariant} after:")?;
                     for (i, c) in calls.iter().enumerate() {
-                        let _ = writeln!(out, "  {}. {c}", i + 1);
+                        writeln!(out, "  {}. {c}", i + 1)?;
                     }
-                    let _ = writeln!(out, "  {message}");
-                    1
+                    writeln!(out, "  {message}")?;
+                    Exit::Found
                 }
             };
-            let _ = writeln!(
+            writeln!(
                 out,
                 "\ncritical-section work over the calls compared, per kind of call:"
-            );
-            let _ = write!(out, "{HEADER}");
+            )?;
+            write!(out, "{HEADER}")?;
             for (k, w) in &r.work {
-                let _ = write!(out, "{}", work_rows(k, w));
+                write!(out, "{}", work_rows(k, w))?;
             }
-            status
+            Ok(status)
         }
     }
 }

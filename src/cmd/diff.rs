@@ -12,6 +12,7 @@
 //! function without one), as the traces print it.
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::lang::Program;
 use similar::TextDiff;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ struct Counts {
 }
 
 /// Runs `rmapcheck diff`. Exit status: 0 printed (differences or not), 2 bad input.
-pub fn diff(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn diff(args: &DiffArgs, out: &mut dyn Write) -> CmdResult {
     let mut progs = Vec::new();
     for p in [&args.base, &args.patch] {
         let loaded = match resolve_model(p) {
@@ -58,13 +59,12 @@ pub fn diff(args: &DiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         match loaded {
             Ok(prog) => progs.push(prog),
             Err(d) => {
-                let _ = write!(err, "{d}");
-                return 2;
+                return Err(CmdError::text(d));
             }
         }
     }
-    let _ = write!(out, "{}", render(&progs[0], &progs[1]));
-    0
+    write!(out, "{}", render(&progs[0], &progs[1]))?;
+    Ok(Exit::Ok)
 }
 
 /// The whole report: a diff per function that differs, struct notes, and the summary line.

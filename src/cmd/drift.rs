@@ -18,6 +18,7 @@
 
 use super::drift_text::{definition_text, token_diff};
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -125,20 +126,17 @@ pub fn locate(
     out
 }
 
-pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn drift(a: &DriftArgs, out: &mut dyn Write) -> CmdResult {
     if !a.kernel.is_dir() {
-        let _ = writeln!(
-            err,
+        return Err(CmdError::line(format_args!(
             "rmapcheck drift: --kernel {}: not a directory (give a kernel source tree)",
             a.kernel.display()
-        );
-        return 2;
+        )));
     }
     let prog = match load_model(&a.model) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     let mut refs = BTreeMap::new();
@@ -160,13 +158,13 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => unannotated.push(f.to_string()),
         }
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "drift of {} against {} (release {})",
         a.model.display(),
         a.kernel.display(),
         release(&a.kernel).unwrap_or_else(|| "unknown: no Makefile".into())
-    );
+    )?;
     let mut texts = Texts::new();
     let places = locate(&a.kernel, &refs, &mut texts);
     let (mut same, mut moved, mut gone) = (0, 0, 0);
@@ -205,47 +203,45 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let d = token_diff(&m, &k);
                 if d.in_sync() {
                     in_sync += 1;
-                    let _ = writeln!(out, "{line}: in sync");
+                    writeln!(out, "{line}: in sync")?;
                 } else {
                     differ += 1;
                     bad_transcriptions += mark as usize;
-                    let _ = writeln!(
+                    writeln!(
                         out,
                         "{line}: differs, {} of {} tokens{}",
                         d.changed,
                         d.model_tokens.max(d.kernel_tokens),
                         if mark { " (marked transcribed)" } else { "" }
-                    );
+                    )?;
                     if a.diff || mark {
-                        let _ = write!(out, "{}", d.unified);
+                        write!(out, "{}", d.unified)?;
                     }
                 }
             }
             _ => {
-                let _ = writeln!(out, "{line}");
+                writeln!(out, "{line}")?;
             }
         }
     }
     for f in &unannotated {
-        let _ = writeln!(out, "NOREF  {f:<34} (no // kernel: line)");
+        writeln!(out, "NOREF  {f:<34} (no // kernel: line)")?;
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "{same} in place, {moved} moved, {gone} gone, {helpers} model helpers, {} without a \
          kernel line (macro-generated kernel functions are not recognised and count as gone)",
         unannotated.len()
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "text: {in_sync} in sync, {differ} differ token by token ({bad_transcriptions} of them \
          marked transcribed); the model is written in its own words, so a difference is a place \
          to read, not an error, unless the function is marked transcribed"
-    );
-    if moved + gone + unannotated.len() + bad_transcriptions > 0 {
-        1
-    } else {
-        0
-    }
+    )?;
+    Ok(Exit::found_if(
+        moved + gone + unannotated.len() + bad_transcriptions > 0,
+    ))
 }
 
 #[cfg(test)]

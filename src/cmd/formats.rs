@@ -2,7 +2,7 @@
 //! print it), JUnit XML, and a Markdown summary. `check` and `prove` turn each model or proof
 //! obligation into a [`Case`] and render the list at the end of the run.
 
-use std::fmt::Write as _;
+use crate::textbuf::PushFmt;
 
 /// How one model or obligation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,18 +15,6 @@ pub enum Status {
     Incomplete,
     /// The model or obligation could not be run (bad input).
     Error,
-}
-
-/// The exit status of a run whose cases so far gave `a` and whose next gives `b`: 2 (bad
-/// input) wins over 1 (a counterexample or a failed obligation), which wins over 3
-/// (incomplete), which wins over 0.
-pub fn worse_status(a: i32, b: i32) -> i32 {
-    match (a, b) {
-        (2, _) | (_, 2) => 2,
-        (1, _) | (_, 1) => 1,
-        (3, _) | (_, 3) => 3,
-        _ => 0,
-    }
 }
 
 /// One test case: a model checked at a scope, or a proof obligation.
@@ -46,13 +34,13 @@ pub struct Case {
 /// could not run is `not ok` with ERROR.
 pub fn ktap(suite: &str, header: &str, cases: &[Case]) -> String {
     let mut s = String::from("KTAP version 1\n");
-    let _ = writeln!(s, "# {suite}: {}", one_line(header));
-    let _ = writeln!(s, "1..{}", cases.len());
+    s.push_line(format_args!("# {suite}: {}", one_line(header)));
+    s.push_line(format_args!("1..{}", cases.len()));
     for (i, c) in cases.iter().enumerate() {
         for l in c.detail.lines() {
-            let _ = writeln!(s, "# {l}");
+            s.push_line(format_args!("# {l}"));
         }
-        let _ = writeln!(s, "# {}", one_line(&c.summary));
+        s.push_line(format_args!("# {}", one_line(&c.summary)));
         let name = ktap_name(&c.name);
         let line = match c.status {
             Status::Pass => format!("ok {} {name}", i + 1),
@@ -60,17 +48,16 @@ pub fn ktap(suite: &str, header: &str, cases: &[Case]) -> String {
             Status::Incomplete => format!("not ok {} {name} # TIMEOUT incomplete", i + 1),
             Status::Error => format!("not ok {} {name} # ERROR", i + 1),
         };
-        let _ = writeln!(s, "{line}");
+        s.push_line(format_args!("{line}"));
     }
     let count = |st| cases.iter().filter(|c| c.status == st).count();
-    let _ = writeln!(
-        s,
+    s.push_line(format_args!(
         "# totals: pass:{} fail:{} incomplete:{} error:{}",
         count(Status::Pass),
         count(Status::Fail),
         count(Status::Incomplete),
         count(Status::Error)
-    );
+    ));
     s
 }
 
@@ -89,42 +76,35 @@ pub fn junit(suite: &str, header: &str, cases: &[Case]) -> String {
     let count = |st| cases.iter().filter(|c| c.status == st).count();
     let total: f64 = cases.iter().map(|c| c.seconds).sum();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        s,
-        "<testsuites name=\"rmapcheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{total:.3}\">",
+    s.push_line(format_args!("<testsuites name=\"rmapcheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{total:.3}\">",
         cases.len(),
         count(Status::Fail),
-        count(Status::Incomplete) + count(Status::Error)
-    );
-    let _ = writeln!(
-        s,
+        count(Status::Incomplete) + count(Status::Error)));
+    s.push_line(format_args!(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{total:.3}\">",
         xml(suite),
         cases.len(),
         count(Status::Fail),
         count(Status::Incomplete) + count(Status::Error)
-    );
-    let _ = writeln!(
-        s,
+    ));
+    s.push_line(format_args!(
         "    <properties><property name=\"scope\" value=\"{}\"/></properties>",
         xml(&one_line(header))
-    );
+    ));
     for c in cases {
-        let _ = write!(
-            s,
+        s.push_fmt(format_args!(
             "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
             xml(&c.name),
             xml(suite),
             c.seconds
-        );
+        ));
         let body = format!("{}\n{}", c.summary, c.detail);
         match c.status {
             Status::Pass => {
-                let _ = writeln!(
-                    s,
+                s.push_line(format_args!(
                     ">\n      <system-out>{}</system-out>\n    </testcase>",
                     xml(&c.summary)
-                );
+                ));
             }
             Status::Fail | Status::Incomplete | Status::Error => {
                 let tag = if c.status == Status::Fail {
@@ -132,12 +112,11 @@ pub fn junit(suite: &str, header: &str, cases: &[Case]) -> String {
                 } else {
                     "error"
                 };
-                let _ = writeln!(
-                    s,
+                s.push_line(format_args!(
                     ">\n      <{tag} message=\"{}\">{}</{tag}>\n    </testcase>",
                     xml(&one_line(&c.summary)),
                     xml(&body)
-                );
+                ));
             }
         }
     }
@@ -174,20 +153,18 @@ pub fn markdown(suite: &str, header: &str, cases: &[Case]) -> String {
             Status::Incomplete => "incomplete",
             Status::Error => "error",
         };
-        let _ = writeln!(
-            s,
+        s.push_line(format_args!(
             "| {mark} | `{}` | {} |",
             c.name.replace('|', "\\|"),
             one_line(&c.summary).replace('|', "\\|")
-        );
+        ));
     }
     for c in cases.iter().filter(|c| !c.detail.is_empty()) {
-        let _ = write!(
-            s,
+        s.push_fmt(format_args!(
             "\n<details><summary>{}</summary>\n\n```\n{}\n```\n\n</details>\n",
             xml(&c.name),
             c.detail.trim_end().replace("```", "'''")
-        );
+        ));
     }
     s
 }

@@ -7,6 +7,7 @@
 //! counterexample, 2 bad input, 3 incomplete.
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::check::Invariant;
 use crate::explore::interleave::{explore, setup, Config, IOutcome};
 use crate::explore::walkers::{check_kinds, combinations, walker_calls};
@@ -56,35 +57,33 @@ fn parse_walkers(prog: &Program, w: &World, texts: &[String]) -> Result<Vec<Call
     Ok(out)
 }
 
-pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
     let prog = match load_model(&a.model) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     let text = match std::fs::read_to_string(&a.ops) {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", a.ops.display());
-            return 2;
+            return Err(CmdError::line(format_args!("{}: {e}", a.ops.display())));
         }
     };
     let (world, writer) = match setup(&prog, &text) {
         Ok(x) => x,
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", a.ops.display());
-            return 2;
+            return Err(CmdError::line(format_args!("{}: {e}", a.ops.display())));
         }
     };
     if let Err(e) = check_kinds(&a.kinds) {
-        let _ = writeln!(err, "rmapcheck interleave: {e}");
-        return 2;
+        return Err(CmdError::line(format_args!("rmapcheck interleave: {e}")));
     }
-    if let Err(e) = crate::trace::validate_call(&prog, &world, &writer) {
-        let _ = writeln!(err, "{}: the writer {writer}: {e}", a.ops.display());
-        return 2;
+    if let Err(e) = crate::fuzzing::validate_call(&prog, &world, &writer) {
+        return Err(CmdError::line(format_args!(
+            "{}: the writer {writer}: {e}",
+            a.ops.display()
+        )));
     }
     let sets: Vec<Vec<Call>> = if a.walker.is_empty() {
         let cands = walker_calls(&prog, &world, &a.kinds);
@@ -93,20 +92,19 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         match parse_walkers(&prog, &world, &a.walker) {
             Ok(v) => vec![v],
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck interleave: --walker {e}");
-                return 2;
+                return Err(CmdError::line(format_args!(
+                    "rmapcheck interleave: --walker {e}"
+                )));
             }
         }
     };
     if sets.is_empty() {
-        let _ = writeln!(
-            err,
+        return Err(CmdError::line(format_args!(
             "rmapcheck interleave: no walker of kinds {:?} can run in the world of {}: nothing \
              would be explored",
             a.kinds,
             a.ops.display()
-        );
-        return 2;
+        )));
     }
     let cfg = Config {
         reduction: !a.no_reduction,
@@ -118,16 +116,16 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         ..Config::default()
     };
     let name = a.model.display().to_string();
-    let (mut states, mut status) = (0usize, 0);
+    let (mut states, mut status) = (0usize, Exit::Ok);
     let bar = super::progress::Bar::new(a.progress, &name);
     for (i, set) in sets.iter().enumerate() {
         if crate::explore::budget::stop_requested() {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "{name}: incomplete (interrupted) after {i} of {} walker sets",
                 sets.len()
-            );
-            return 3;
+            )?;
+            return Ok(Exit::Incomplete);
         }
         bar.report(&format!(
             "{name}: walker set {}/{}, {states} states",
@@ -139,35 +137,34 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write, err: &mut dyn Write) 
         let r = match explore(&prog, &name, &world, &calls, &cfg) {
             Ok(r) => r,
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck interleave: {e}");
-                return 2;
+                return Err(CmdError::line(format_args!("rmapcheck interleave: {e}")));
             }
         };
         states += r.stats.states;
         match r.outcome {
             IOutcome::Holds => {}
             IOutcome::Violation(t) => {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "{name}: COUNTEREXAMPLE {}\n",
                     t.invariant().map_or("", Invariant::name)
-                );
-                let _ = write!(out, "{}", interleaved::render(&t, &prog));
-                return 1;
+                )?;
+                write!(out, "{}", interleaved::render(&t, &prog))?;
+                return Ok(Exit::Found);
             }
             IOutcome::Incomplete(m) => {
                 let list: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
-                let _ = writeln!(out, "{name}: incomplete for {}: {m}", list.join(" | "));
-                status = 3;
+                writeln!(out, "{name}: incomplete for {}: {m}", list.join(" | "))?;
+                status = Exit::Incomplete;
             }
         }
     }
-    if status == 0 {
-        let _ = writeln!(
+    if status == Exit::Ok {
+        writeln!(
             out,
             "{name}: holds; writer {writer} against {} walker set(s), {states} states",
             sets.len()
-        );
+        )?;
     }
-    status
+    Ok(status)
 }

@@ -2,6 +2,7 @@
 //! `rmapcheck repro` (a C reproducer of a counterexample trace).
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::explore::scope::Scope;
 use crate::oracle::expected::ALL;
 use crate::oracle::kdiff::{Mismatch, Options, Report};
@@ -34,87 +35,97 @@ pub struct KdiffArgs {
 /// Model the oracle and reproducers use by default.
 pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 
-fn print_mismatch(out: &mut dyn Write, n: usize, m: &Mismatch, names: &[String]) {
-    let _ = writeln!(
+fn print_mismatch(
+    out: &mut dyn Write,
+    n: usize,
+    m: &Mismatch,
+    names: &[String],
+) -> std::io::Result<()> {
+    writeln!(
         out,
         "\nMISMATCH {n}: after call {} of {}, mm#{}: {}",
         m.at + 1,
         m.calls.len(),
         m.mm,
         m.what
-    );
-    let _ = writeln!(out, "  calls:");
+    )?;
+    writeln!(out, "  calls:")?;
     for (i, c) in m.calls.iter().enumerate().take(m.at + 1) {
         let mark = if i == m.at {
             "   <- compared after this call"
         } else {
             ""
         };
-        let _ = writeln!(out, "    {}. {c}{mark}", i + 1);
+        writeln!(out, "    {}. {c}{mark}", i + 1)?;
     }
-    let _ = write!(out, "{}", render_pair(&m.model, &m.kernel, names, &m.bad));
+    write!(out, "{}", render_pair(&m.model, &m.kernel, names, &m.bad))
 }
 
-fn summary(out: &mut dyn Write, r: &Report, gen: &str, model: &Path, scope: &Scope) {
-    let _ = writeln!(
+fn summary(
+    out: &mut dyn Write,
+    r: &Report,
+    gen: &str,
+    model: &Path,
+    scope: &Scope,
+) -> std::io::Result<()> {
+    writeln!(
         out,
         "kdiff: kernel {} against model {}",
         r.release,
         model.display()
-    );
-    let _ = writeln!(out, "  {}; {gen}", scope.summary());
-    let _ = writeln!(
+    )?;
+    writeln!(out, "  {}; {gen}", scope.summary())?;
+    writeln!(
         out,
         "  base address {BASE:#x}, one model page = {PAGE} bytes"
-    );
+    )?;
     let per = if r.sequences > 0 {
         r.seconds * 1000.0 / r.sequences as f64
     } else {
         0.0
     };
-    let _ = writeln!(
+    writeln!(
         out,
         "  sequences {}, calls compared {}, mm layouts compared {}, {:.1} s ({per:.2} ms per sequence)",
         r.sequences, r.calls, r.layouts, r.seconds
-    );
+    )?;
     if r.gen.skipped.is_empty() {
-        let _ = writeln!(out, "  skipped calls: none");
+        writeln!(out, "  skipped calls: none")?;
     }
     for (why, n) in &r.gen.skipped {
-        let _ = writeln!(out, "  skipped calls: {n} x {why}");
+        writeln!(out, "  skipped calls: {n} x {why}")?;
     }
     for (inv, n) in &r.gen.model_failures {
-        let _ = writeln!(out, "  calls the model fails on (not run): {n} x {inv}");
+        writeln!(out, "  calls the model fails on (not run): {n} x {inv}")?;
     }
     for e in ALL {
         let n = r.expected.get(e.name).copied().unwrap_or(0);
-        let _ = writeln!(
+        writeln!(
             out,
             "  expected difference {} ({}): {n} VMA(s)",
             e.name, e.kernels
-        );
+        )?;
     }
     for k in crate::oracle::known::ALL {
         let n = r.known.get(k.name).copied().unwrap_or(0);
-        let _ = writeln!(out, "  known model finding {}: {n} sequence(s)", k.name);
+        writeln!(out, "  known model finding {}: {n} sequence(s)", k.name)?;
     }
+    Ok(())
 }
 
-/// Returns 0 when the kernel agrees on every sequence, 1 on a mismatch, 2 on bad input or when
-/// the kernel cannot be driven (base address refused), 3 when the run broke off.
-pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+/// Ok when the kernel agrees on every sequence, Found on a mismatch, an error on bad input or
+/// when the kernel cannot be driven (base address refused), Incomplete when the run broke off.
+pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let prog = match load_model(&a.model) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     let mut scope = match Scope::load(a.scope.as_deref().unwrap_or("default")) {
         Ok(s) => s,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck kdiff: {e}");
-            return 2;
+            return Err(CmdError::line(format_args!("rmapcheck kdiff: {e}")));
         }
     };
     if let Some(d) = a.max_depth {
@@ -122,15 +133,14 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
     }
     let (gen, text) = match (a.sample, a.walks) {
         (Some(_), Some(_)) => {
-            let _ = writeln!(
-                err,
+            return Err(CmdError::line(format_args!(
                 "rmapcheck kdiff: --sample and --walks exclude each other"
-            );
-            return 2;
+            )));
         }
         (Some(0), _) | (_, Some(0)) => {
-            let _ = writeln!(err, "rmapcheck kdiff: no sequence to run (count 0)");
-            return 2;
+            return Err(CmdError::line(format_args!(
+                "rmapcheck kdiff: no sequence to run (count 0)"
+            )));
         }
         (Some(count), None) => (
             Gen::Sample {
@@ -162,8 +172,9 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
         ),
     };
     if scope.max_depth == 0 || (a.walks.is_some() && a.length == 0) {
-        let _ = writeln!(err, "rmapcheck kdiff: depth 0 makes no call");
-        return 2;
+        return Err(CmdError::line(format_args!(
+            "rmapcheck kdiff: depth 0 makes no call"
+        )));
     }
     let opts = Options {
         gen,
@@ -180,28 +191,31 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
     let r = match r {
         Ok(r) => r,
         Err(e) => {
-            let refused = e.contains("refuses the base address");
-            let _ = writeln!(err, "rmapcheck kdiff: {e}");
-            return if refused { 2 } else { 3 };
+            if e.contains("refuses the base address") {
+                return Err(CmdError::line(format_args!("rmapcheck kdiff: {e}")));
+            }
+            writeln!(err, "rmapcheck kdiff: {e}")?;
+            return Ok(Exit::Incomplete);
         }
     };
-    summary(out, &r, &text, &a.model, &scope);
+    summary(out, &r, &text, &a.model, &scope)?;
     if r.sequences == 0 {
-        let _ = writeln!(err, "rmapcheck kdiff: no sequence was run");
-        return 2;
+        return Err(CmdError::line(format_args!(
+            "rmapcheck kdiff: no sequence was run"
+        )));
     }
     let names = scope_file_names(&scope);
     for (i, m) in r.mismatches.iter().take(a.show).enumerate() {
-        print_mismatch(out, i + 1, m, &names);
+        print_mismatch(out, i + 1, m, &names)?;
     }
     let known: usize = r.known.values().sum();
     if let Some(m) = r.known_examples.first().filter(|_| a.show > 0) {
-        let _ = write!(
+        write!(
             out,
             "\nKNOWN MODEL FINDING {} (first of {known}):",
             m.known.unwrap_or("")
-        );
-        print_mismatch(out, 1, m, &names);
+        )?;
+        print_mismatch(out, 1, m, &names)?;
     }
     if r.mismatches.is_empty() && (known == 0 || a.tolerate_known) {
         let tail = if known > 0 {
@@ -209,20 +223,20 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32
         } else {
             String::new()
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "AGREES: the kernel's layouts are the model's on every sequence{tail}"
-        );
-        0
+        )?;
+        Ok(Exit::Ok)
     } else {
-        let _ = writeln!(
+        writeln!(
             out,
             "\nMISMATCHES: {} of {} sequences unexplained ({} shown), {known} of known model findings",
             r.mismatches.len(),
             r.sequences,
             r.mismatches.len().min(a.show)
-        );
-        1
+        )?;
+        Ok(Exit::Found)
     }
 }
 
@@ -235,20 +249,19 @@ fn scope_file_names(scope: &Scope) -> Vec<String> {
         .collect()
 }
 
-/// `rmapcheck repro TRACE [-o FILE]`: 0 written, 1 no reproducer possible (the reason on
-/// standard error), 2 bad input.
+/// `rmapcheck repro TRACE [-o FILE]`: Ok written, Found no reproducer possible (the reason on
+/// standard error), an error on bad input.
 pub fn repro_cmd(
     trace: &Path,
     output: Option<&Path>,
     baseline: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> CmdResult {
     let text = match std::fs::read_to_string(trace) {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", trace.display());
-            return 2;
+            return Err(CmdError::line(format_args!("{}: {e}", trace.display())));
         }
     };
     let t = match Trace::from_json(&text) {
@@ -258,11 +271,10 @@ pub fn repro_cmd(
                 .ok()
                 .is_some_and(|v| v.get("prefix").is_some() && v.get("steps").is_some());
             if interleaving {
-                let _ = writeln!(err, "{}: no reproducer: the trace is an interleaving of a writer and walkers; its order of steps inside the kernel cannot be forced from user space", trace.display());
-                return 1;
+                writeln!(err, "{}: no reproducer: the trace is an interleaving of a writer and walkers; its order of steps inside the kernel cannot be forced from user space", trace.display())?;
+                return Ok(Exit::Found);
             }
-            let _ = writeln!(err, "{}:{e}", trace.display());
-            return 2;
+            return Err(CmdError::line(format_args!("{}:{e}", trace.display())));
         }
     };
     write_repro(&t, trace, output, baseline, out, err)
@@ -276,35 +288,34 @@ pub fn write_repro(
     baseline: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> i32 {
+) -> CmdResult {
     let base = match load_model(baseline) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     let c = match repro::reproducer(t, &base, &baseline.display().to_string()) {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(err, "{}: {e}", name.display());
-            return 1;
+            writeln!(err, "{}: {e}", name.display())?;
+            return Ok(Exit::Found);
         }
     };
     match output {
         None => {
-            let _ = write!(out, "{c}");
-            0
+            write!(out, "{c}")?;
+            Ok(Exit::Ok)
         }
         Some(p) => match std::fs::write(p, c) {
             Ok(()) => {
-                let _ = writeln!(out, "reproducer written to {}", p.display());
-                0
+                writeln!(out, "reproducer written to {}", p.display())?;
+                Ok(Exit::Ok)
             }
-            Err(e) => {
-                let _ = writeln!(err, "cannot write {}: {e}", p.display());
-                2
-            }
+            Err(e) => Err(CmdError::line(format_args!(
+                "cannot write {}: {e}",
+                p.display()
+            ))),
         },
     }
 }

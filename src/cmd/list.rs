@@ -1,22 +1,22 @@
 //! `rmapcheck list`: the models under ./models (mutants included) and the invariants, grouped by
 //! the phase they are checked in.
 
-use super::discover_models;
+use super::{discover_models, CmdResult, Exit};
 use crate::check::{Invariant, Phase};
 use std::io::Write;
 use std::path::Path;
 
-pub fn list(out: &mut dyn Write) -> i32 {
-    let _ = writeln!(out, "Models:");
+pub fn list(out: &mut dyn Write) -> CmdResult {
+    writeln!(out, "Models:")?;
     for m in discover_models(Path::new("models"), true) {
-        let _ = writeln!(out, "  {}", m.display());
+        writeln!(out, "  {}", m.display())?;
     }
-    let _ = writeln!(out, "\nInvariants, by when they are checked:");
+    writeln!(out, "\nInvariants, by when they are checked:")?;
     for &phase in Phase::ALL {
-        let _ = writeln!(out, " {}:", phase.describe());
+        writeln!(out, " {}:", phase.describe())?;
         for i in Invariant::ALL.iter().filter(|i| i.phase() == phase) {
-            let _ = writeln!(out, "  {:<18} {}", i.name(), i.description());
+            writeln!(out, "  {:<18} {}", i.name(), i.description())?;
         }
     }
-    0
+    Ok(Exit::Ok)
 }

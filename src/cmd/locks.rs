@@ -6,6 +6,7 @@
 //! go to standard error. Exit status: 0 the order holds, 1 a violation, 2 bad input.
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::explore::alphabet;
 use crate::explore::interleave::{explore, Config};
 use crate::explore::lockorder::LockGraph;
@@ -71,33 +72,35 @@ pub fn observe(
     Ok(edges)
 }
 
-pub fn locks(model: &Path, scope: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn locks(
+    model: &Path,
+    scope: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> CmdResult {
     let prog = match load_model(model) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     let scope = match Scope::load(scope.unwrap_or("tiny")) {
         Ok(s) => s,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck locks: {e}");
-            return 2;
+            return Err(CmdError::line(format_args!("rmapcheck locks: {e}")));
         }
     };
     let edges = match observe(&prog, &scope) {
         Ok(e) => e,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck locks: {e}");
-            return 2;
+            return Err(CmdError::line(format_args!("rmapcheck locks: {e}")));
         }
     };
     let g = LockGraph::new(&edges);
-    let _ = write!(out, "{}", g.dot());
+    write!(out, "{}", g.dot())?;
     let v = g.check();
     for x in &v {
-        let _ = writeln!(err, "{x}");
+        writeln!(err, "{x}")?;
     }
-    i32::from(!v.is_empty())
+    Ok(Exit::found_if(!v.is_empty()))
 }

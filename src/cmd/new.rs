@@ -12,6 +12,7 @@
 
 use super::diff::resolve_model;
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
@@ -32,28 +33,23 @@ pub struct NewArgs {
 const EXAMPLE: &str = "vma_complete";
 
 /// Runs `rmapcheck new`. Exit status: 0 written, 2 bad name, existing file or bad base model.
-pub fn new_patch(args: &NewArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn new_patch(args: &NewArgs, out: &mut dyn Write) -> CmdResult {
     match scaffold(args) {
         Ok((model, proof)) => {
-            let _ = writeln!(out, "wrote {}", model.display());
-            let _ = writeln!(out, "wrote {}", proof.display());
-            let _ = writeln!(
+            writeln!(out, "wrote {}", model.display())?;
+            writeln!(out, "wrote {}", proof.display())?;
+            writeln!(
                 out,
                 "next: fill in the header, edit the functions as the patch does, then\n  \
                  rmapcheck diff {m}\n  rmapcheck check {m}\n  rmapcheck check {m} --mode contract\n  \
                  rmapcheck prove {p}",
                 m = model.display(),
                 p = proof.display()
-            );
-            0
+            )?;
+            Ok(Exit::Ok)
         }
-        Err(e) => {
-            let _ = write!(err, "rmapcheck new: {e}");
-            if !e.ends_with('\n') {
-                let _ = writeln!(err);
-            }
-            2
-        }
+        Err(e) if e.ends_with('\n') => Err(CmdError::text(format_args!("rmapcheck new: {e}"))),
+        Err(e) => Err(CmdError::line(format_args!("rmapcheck new: {e}"))),
     }
 }
 

@@ -6,6 +6,7 @@
 use super::check::TraceFormat;
 use super::formats::{self, Case, Status};
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::explore::proof::{prove_with as run_proofs, Certificate, ProofFile};
 use crate::explore::search::Outcome;
 use crate::trace::{interleaved, text};
@@ -37,20 +38,18 @@ pub struct ProveArgs {
     pub progress: bool,
 }
 
-pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     if matches!(a.format, TraceFormat::Json | TraceFormat::Dot) {
-        let _ = writeln!(
-            err,
+        return Err(CmdError::line(format_args!(
             "rmapcheck prove: --format {:?} is not a certificate format (text, ktap, junit, \
              markdown)",
             a.format
-        );
-        return 2;
+        )));
     }
     let text_out = a.format == TraceFormat::Text;
-    let mut status = 0;
+    let mut status = Exit::Ok;
     let mut cases = Vec::new();
-    let worsen = |status: &mut i32, s: i32| *status = formats::worse_status(*status, s);
+    let worsen = |status: &mut Exit, s: Exit| *status = status.worse(s);
     for f in &a.files {
         let parsed = std::fs::read_to_string(f)
             .map_err(|e| format!("{}: cannot read the proof file: {e}", f.display()))
@@ -58,9 +57,9 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let pf = match parsed {
             Ok(p) => p,
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck prove: {e}");
+                writeln!(err, "rmapcheck prove: {e}")?;
                 cases.push(error_case(f, &e));
-                worsen(&mut status, 2);
+                worsen(&mut status, Exit::BadInput);
                 continue;
             }
         };
@@ -74,21 +73,21 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                     let detail = counterexample(c, &root.join(&pf.model));
                     let show = a.verbose || !c.passed();
                     if text_out {
-                        let _ = writeln!(out, "== {}", f.display());
-                        let _ = write!(out, "{}", c.render());
+                        writeln!(out, "== {}", f.display())?;
+                        write!(out, "{}", c.render())?;
                         if show && !detail.is_empty() {
-                            let _ = writeln!(out, "\n{detail}");
+                            writeln!(out, "\n{detail}")?;
                         }
-                        let _ = writeln!(out);
+                        writeln!(out)?;
                     }
                     let st = case_status(c);
                     worsen(
                         &mut status,
                         match st {
-                            Status::Pass => 0,
-                            Status::Fail => 1,
-                            Status::Incomplete => 3,
-                            Status::Error => 2,
+                            Status::Pass => Exit::Ok,
+                            Status::Fail => Exit::Found,
+                            Status::Incomplete => Exit::Incomplete,
+                            Status::Error => Exit::BadInput,
                         },
                     );
                     cases.push(Case {
@@ -101,9 +100,9 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 }
             }
             Err(e) => {
-                let _ = writeln!(err, "rmapcheck prove: {}: {e}", f.display());
+                writeln!(err, "rmapcheck prove: {}: {e}", f.display())?;
                 cases.push(error_case(f, &e));
-                worsen(&mut status, 2);
+                worsen(&mut status, Exit::BadInput);
             }
         }
     }
@@ -113,8 +112,8 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         TraceFormat::Markdown => formats::markdown("prove", "proof obligations", &cases),
         _ => String::new(),
     };
-    let _ = write!(out, "{doc}");
-    status
+    write!(out, "{doc}")?;
+    Ok(status)
 }
 
 /// The certificate's verdict, expectation, state count and result on one line.

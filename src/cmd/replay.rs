@@ -6,8 +6,10 @@
 //! a file under `fuzz/artifacts/`). `--emit-scenario` prints the trace as a scenario for `run`.
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::check::Invariant;
-use crate::trace::{model_hash, replay as replay_trace, text, Trace};
+use crate::explore::replay::replay as replay_trace;
+use crate::trace::{model_hash, text, Trace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -62,67 +64,69 @@ pub fn scenario_toml(t: &Trace) -> Result<String, String> {
     ))
 }
 
-/// Exit status: 1 when the violation reproduces, 0 when the calls ran and it did not, 2 on bad
+/// Found when the violation reproduces, Ok when the calls ran and it did not, an error on bad
 /// input (including calls the model cannot run).
-pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn replay(a: &ReplayArgs, out: &mut dyn Write) -> CmdResult {
     let file = a.file.as_path();
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck replay: {}: {e}", file.display());
-            return 2;
+            return Err(CmdError::line(format_args!(
+                "rmapcheck replay: {}: {e}",
+                file.display()
+            )));
         }
     };
     if a.crash || looks_like_crash(file) {
         if a.emit_scenario {
-            return super::fuzz::fuzz_decode(file, a.model.as_deref(), out, err);
+            return super::fuzz::fuzz_decode(file, a.model.as_deref(), out);
         }
-        return super::fuzz::replay_crash_trace(file, a.model.as_deref(), out, err);
+        return super::fuzz::replay_crash_trace(file, a.model.as_deref(), out);
     }
     let t = match std::str::from_utf8(&bytes)
-        .map_err(|_| "1:1: not a trace: the file is not text (a fuzzer input? use --crash)".into())
+        .map_err(|_| crate::trace::TraceError::NotText)
         .and_then(Trace::from_json)
     {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck replay: {}:{e}", file.display());
-            return 2;
+            return Err(CmdError::line(format_args!(
+                "rmapcheck replay: {}:{e}",
+                file.display()
+            )));
         }
     };
     if a.emit_scenario {
         return match scenario_toml(&t) {
             Ok(s) => {
-                let _ = write!(out, "{s}");
-                0
+                write!(out, "{s}")?;
+                Ok(Exit::Ok)
             }
-            Err(e) => {
-                let _ = writeln!(err, "rmapcheck replay: {e}");
-                2
-            }
+            Err(e) => Err(CmdError::line(format_args!("rmapcheck replay: {e}"))),
         };
     }
     let model_path = a.model.clone().unwrap_or_else(|| PathBuf::from(&t.model));
     let prog = match load_model(&model_path) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(err, "{d}");
-            return 2;
+            return Err(CmdError::text(d));
         }
     };
     if model_hash(&prog) != t.model_hash {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: {} differs from the model the trace was found on",
             model_path.display()
-        );
+        )?;
     }
-    match replay_trace(&prog, &t) {
+    match replay_trace(&prog, &t, &|w, c| {
+        crate::fuzzing::validate_call(&prog, w, c)
+    }) {
         Ok(r) if r.reproduced => {
-            reproduced(&prog, &t, &model_path, a.minimise, out);
-            1
+            reproduced(&prog, &t, &model_path, a.minimise, out)?;
+            Ok(Exit::Found)
         }
         Ok(r) => {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "does not reproduce: all {} calls ran on {}; expected {} at call {}, got {}",
                 t.calls.len(),
@@ -137,18 +141,14 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                         c + 1
                     ),
                 }
-            );
-            0
+            )?;
+            Ok(Exit::Ok)
         }
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "rmapcheck replay: {}: cannot be applied to {}: {e}",
-                file.display(),
-                model_path.display()
-            );
-            2
-        }
+        Err(e) => Err(CmdError::line(format_args!(
+            "rmapcheck replay: {}: cannot be applied to {}: {e}",
+            file.display(),
+            model_path.display()
+        ))),
     }
 }
 
@@ -159,42 +159,42 @@ fn reproduced(
     model_path: &Path,
     minimise: bool,
     out: &mut dyn Write,
-) {
+) -> std::io::Result<()> {
     let (initial, calls) = if let (true, Some(inv)) = (minimise, t.invariant()) {
-        let m = crate::trace::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
-        let _ = writeln!(
+        let m = crate::explore::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
+        writeln!(
             out,
             "minimised: {} calls -> {}, {} files -> {}",
             t.calls.len(),
             m.calls.len(),
             t.initial.file.len(),
             m.initial.file.len()
-        );
+        )?;
         for &i in &m.dropped_calls {
-            let _ = writeln!(out, "  dropped call {}. {}", i + 1, t.calls[i]);
+            writeln!(out, "  dropped call {}. {}", i + 1, t.calls[i])?;
         }
         for f in &m.dropped_files {
-            let _ = writeln!(out, "  dropped file {f}");
+            writeln!(out, "  dropped file {f}")?;
         }
         if m.dropped_calls.is_empty() && m.dropped_files.is_empty() {
-            let _ = writeln!(out, "  nothing could be dropped");
+            writeln!(out, "  nothing could be dropped")?;
         }
         (m.initial, m.calls)
     } else {
         (t.initial.clone(), t.calls.clone())
     };
-    let fresh = Trace::replay_build(
+    let fresh = crate::explore::replay::build_trace(
         prog,
         &model_path.display().to_string(),
         &t.scope,
         &initial,
         &calls,
     );
-    let _ = writeln!(
+    writeln!(
         out,
         "reproduced: {} at call {}",
         t.invariant().map_or("", Invariant::name),
         t.calls.len()
-    );
-    let _ = write!(out, "\n{}", text::render(&fresh, prog));
+    )?;
+    write!(out, "\n{}", text::render(&fresh, prog))
 }

@@ -2,74 +2,70 @@
 //! one self-contained HTML page (see [`crate::report`]) to a file or standard output.
 
 use super::load_model;
+use super::{CmdError, CmdResult, Exit};
 use crate::trace::Trace;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Exit status: 0 the page was written, 2 bad input (an unreadable file, not a trace, a model
+/// Ok: the page was written; an error on bad input (an unreadable file, not a trace, a model
 /// that does not load, a trace that cannot be re-run) or the output cannot be written.
 pub fn report(
     file: &Path,
     output: Option<&Path>,
     model: Option<&Path>,
     out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+) -> CmdResult {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "rmapcheck report: cannot read {}: {e}", file.display());
-            return 2;
+            return Err(CmdError::line(format_args!(
+                "rmapcheck report: cannot read {}: {e}",
+                file.display()
+            )));
         }
     };
     let t = match Trace::from_json(&text) {
         Ok(t) => t,
         Err(e) => {
-            let _ = writeln!(err, "{}", not_a_trace(file, &text, &e));
-            return 2;
+            return Err(CmdError::line(not_a_trace(file, &text, &e.to_string())));
         }
     };
     let model_path = model.map_or_else(|| PathBuf::from(&t.model), Path::to_path_buf);
     let prog = match load_model(&model_path) {
         Ok(p) => p,
         Err(d) => {
-            let _ = write!(
-                err,
+            return Err(CmdError::text(format_args!(
                 "rmapcheck report: {}: the model {} does not load:\n{d}",
                 file.display(),
                 model_path.display()
-            );
-            return 2;
+            )));
         }
     };
     let page = match crate::report::build(&t, &prog, &model_path.display().to_string()) {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(
-                err,
+            return Err(CmdError::line(format_args!(
                 "rmapcheck report: {}: cannot re-run the trace: {e}",
                 file.display()
-            );
-            return 2;
+            )));
         }
     };
     match output {
         None => match out.write_all(page.as_bytes()) {
-            Ok(()) => 0,
-            Err(e) => {
-                let _ = writeln!(err, "rmapcheck report: cannot write the page: {e}");
-                2
-            }
+            Ok(()) => Ok(Exit::Ok),
+            Err(e) => Err(CmdError::line(format_args!(
+                "rmapcheck report: cannot write the page: {e}"
+            ))),
         },
         Some(p) => match std::fs::write(p, page) {
             Ok(()) => {
-                let _ = writeln!(out, "report written to {}", p.display());
-                0
+                writeln!(out, "report written to {}", p.display())?;
+                Ok(Exit::Ok)
             }
-            Err(e) => {
-                let _ = writeln!(err, "rmapcheck report: cannot write {}: {e}", p.display());
-                2
-            }
+            Err(e) => Err(CmdError::line(format_args!(
+                "rmapcheck report: cannot write {}: {e}",
+                p.display()
+            ))),
         },
     }
 }

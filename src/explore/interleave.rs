@@ -27,7 +27,7 @@ use super::footprint::{conflict, op_footprint, static_footprint, Footprint};
 use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
-use crate::lang::{Program, SrcLoc};
+use crate::lang::Program;
 use crate::world::conc::LockClass;
 use crate::world::scenario::Call;
 use crate::world::World;
@@ -62,37 +62,8 @@ impl Default for Config {
     }
 }
 
-/// One step of an interleaving, for traces.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IStep {
-    pub tid: ThreadId,
-    pub loc: Option<SrcLoc>,
-    pub func: String,
-    pub what: String,
-}
-
-/// A counterexample: the threads' calls, the steps in the order they ran, what failed.
-#[derive(Clone, Debug)]
-pub struct ITrace {
-    pub model: String,
-    /// Calls that built the world the threads started on, from the scope's initial world
-    /// (empty when the world came from a scenario).
-    pub prefix: Vec<Call>,
-    /// The world the threads started on, rendered.
-    pub world_before: String,
-    /// Thread `i` runs `calls[i]`; thread 0 is the writer.
-    pub calls: Vec<Call>,
-    pub steps: Vec<IStep>,
-    pub violations: Vec<Violation>,
-    pub world_after: String,
-}
-
-impl ITrace {
-    /// The invariant that failed first.
-    pub fn invariant(&self) -> Option<Invariant> {
-        self.violations.first().map(|v| v.invariant)
-    }
-}
+/// The steps and counterexamples of interleavings are trace data.
+pub use crate::trace::interleaved::{IStep, ITrace};
 
 /// How an exploration ended.
 #[derive(Debug)]

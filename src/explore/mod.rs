@@ -11,9 +11,13 @@ pub mod distributed;
 pub mod footprint;
 pub mod interleave;
 pub mod lockorder;
+pub mod minimise;
 pub mod op;
 pub mod proof;
-pub mod scope;
+pub mod replay;
 pub mod search;
 pub mod simulate;
 pub mod walkers;
+
+/// The scopes live beside the traces that record them; `explore::scope` names them here too.
+pub use crate::scope;

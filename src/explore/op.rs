@@ -7,36 +7,12 @@ use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
 use crate::world::scenario::Call;
 use crate::world::World;
-use serde::{Deserialize, Serialize};
 
 /// Visible steps one call may take before it is reported as not terminating.
 pub const MAX_STEPS_PER_CALL: usize = 200_000;
 
-/// One visible (world-touching) step of a call, for traces.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StepRecord {
-    pub loc: SrcLoc,
-    /// The model function the step ran in.
-    pub func: String,
-    /// What it did, e.g. `mapping_rmap_tree_insert(vma#2, mapping#0)`.
-    pub what: String,
-}
-
-/// Where and how a call failed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Failure {
-    /// Index into the call's steps of the failing step; `None` when found at the call's end.
-    pub step: Option<usize>,
-    pub loc: Option<SrcLoc>,
-    pub violations: Vec<Violation>,
-}
-
-impl Failure {
-    /// The invariant that failed first (the one a trace names).
-    pub fn invariant(&self) -> Option<Invariant> {
-        self.violations.first().map(|v| v.invariant)
-    }
-}
+/// The steps and failures a call records are trace data.
+pub use crate::trace::{Failure, StepRecord};
 
 /// Result of applying one call.
 #[derive(Clone, Debug)]

@@ -110,7 +110,7 @@ impl Obligation {
         } else {
             root.join(&self.scope).display().to_string()
         };
-        let mut s = Scope::load(&spec)?;
+        let mut s = Scope::load(&spec).map_err(|e| e.to_string())?;
         s.mode = self.mode;
         if let Some(d) = self.max_depth {
             s.max_depth = d;

@@ -218,7 +218,7 @@ pub fn outcome_of(
                 CallFailure::Initial(v) => v,
                 _ => Vec::new(),
             };
-            Outcome::Counterexample(Box::new(Trace::from_initial(
+            Outcome::Counterexample(Box::new(super::replay::initial_trace(
                 prog, model_name, scope, &initial, v0,
             )))
         }
@@ -228,7 +228,7 @@ pub fn outcome_of(
                 t.prefix = path[..path.len().saturating_sub(1)].to_vec();
                 Outcome::Interleaving(t)
             }
-            _ => Outcome::Counterexample(Box::new(Trace::replay_build(
+            _ => Outcome::Counterexample(Box::new(super::replay::build_trace(
                 prog, model_name, scope, &initial, &path,
             ))),
         },

@@ -20,7 +20,6 @@ use super::scope::Scope;
 use super::search::{CallFailure, CallStep, CallSystem, Outcome};
 use super::{alphabet, search};
 use crate::lang::Program;
-use crate::trace::Trace;
 use crate::world::scenario::Call;
 use crate::world::World;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -280,7 +279,7 @@ pub fn simulate_on(
                         CallFailure::Initial(v) => v,
                         _ => Vec::new(),
                     };
-                    Outcome::Counterexample(Box::new(Trace::from_initial(
+                    Outcome::Counterexample(Box::new(super::replay::initial_trace(
                         prog, model_name, scope, &initial, v0,
                     )))
                 }
@@ -377,7 +376,7 @@ pub fn simulate_on(
             t.prefix = path[..path.len().saturating_sub(1)].to_vec();
             Outcome::Interleaving(t)
         }
-        Some((_, path, _)) => Outcome::Counterexample(Box::new(Trace::replay_build(
+        Some((_, path, _)) => Outcome::Counterexample(Box::new(super::replay::build_trace(
             prog, model_name, scope, &initial, &path,
         ))),
         None => {

@@ -9,20 +9,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::collections::BTreeSet;
 
-/// Every walker kind, in the order calls are listed.
-pub const KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
-
-/// Reject unknown kind names.
-pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
-    for k in kinds {
-        if !KINDS.contains(&k.as_str()) {
-            return Err(format!(
-                "unknown walker kind {k:?} (expected file, anon, flush or madv)"
-            ));
-        }
-    }
-    Ok(())
-}
+pub use crate::scope::check_kinds;
 
 /// Walker calls for `w` of the given kinds (all when empty).
 pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {

@@ -17,7 +17,21 @@ pub use concretise::{check_preconditions, concretise, Mode};
 pub use input::{decode, AbstractOp, Decoded};
 
 use crate::lang::Program;
+use crate::world::scenario::Call;
+use crate::world::World;
 use std::path::{Path, PathBuf};
+
+/// Why call `c` cannot be replayed on `prog` in world `w`: no such entry point, the wrong
+/// number or type of arguments, an object that does not exist, or a precondition the entry
+/// point's callers guarantee. The check `rmapcheck replay` and `interleave` make on a call
+/// they did not generate themselves.
+pub fn validate_call(prog: &Program, w: &World, c: &Call) -> Result<(), String> {
+    if prog.function(&c.func).is_none() {
+        return Err(format!("the model has no entry point `{}`", c.func));
+    }
+    crate::exec::thread::Thread::start(prog, &c.func, &c.args)?;
+    check_preconditions(w, c)
+}
 
 /// The entry point a model file must define to be picked by the fuzzers.
 pub const ENTRY_MARKER: &str = "sys_mmap";

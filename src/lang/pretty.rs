@@ -2,7 +2,7 @@
 //! from locations); expressions are fully parenthesised so precedence never changes.
 
 use super::ast::*;
-use std::fmt::Write;
+use crate::textbuf::PushFmt;
 
 /// Prints a list of items as source text.
 pub fn print_items(items: &[Item]) -> String {
@@ -10,19 +10,22 @@ pub fn print_items(items: &[Item]) -> String {
     for item in items {
         match item {
             Item::Include { path, .. } => {
-                let _ = writeln!(out, "#include \"{path}\"");
+                out.push_line(format_args!("#include \"{path}\""));
             }
             Item::Define { name, value, .. } => {
                 if *value < 0 {
-                    let _ = writeln!(out, "#define {name} (-{})", (*value as i128).unsigned_abs());
+                    out.push_line(format_args!(
+                        "#define {name} (-{})",
+                        (*value as i128).unsigned_abs()
+                    ));
                 } else {
-                    let _ = writeln!(out, "#define {name} {value}");
+                    out.push_line(format_args!("#define {name} {value}"));
                 }
             }
             Item::Struct(s) => {
-                let _ = writeln!(out, "struct {} {{", s.name);
+                out.push_line(format_args!("struct {} {{", s.name));
                 for f in &s.fields {
-                    let _ = writeln!(out, "\t{};", decl_text(&f.ty, &f.name));
+                    out.push_line(format_args!("\t{};", decl_text(&f.ty, &f.name)));
                 }
                 out.push_str("};\n");
             }
@@ -36,7 +39,7 @@ pub fn print_items(items: &[Item]) -> String {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                let _ = writeln!(out, "{}({params})", decl_text(&f.ret, &f.name));
+                out.push_line(format_args!("{}({params})", decl_text(&f.ret, &f.name)));
                 block(&mut out, &f.body, 0);
                 out.push('\n');
             }
@@ -96,14 +99,14 @@ fn simple_text(s: &Stmt) -> String {
                 match &d.init {
                     None => {}
                     Some(Init::Expr(e)) => {
-                        let _ = write!(t, " = {}", expr_text(e));
+                        t.push_fmt(format_args!(" = {}", expr_text(e)));
                     }
                     Some(Init::Struct(fs)) => {
                         let fields: Vec<String> = fs
                             .iter()
                             .map(|(n, e, _)| format!(".{n} = {}", expr_text(e)))
                             .collect();
-                        let _ = write!(t, " = {{ {} }}", fields.join(", "));
+                        t.push_fmt(format_args!(" = {{ {} }}", fields.join(", ")));
                     }
                 }
                 parts.push(t);
@@ -130,7 +133,7 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
         StmtKind::Block(b) => block(out, b, depth),
         StmtKind::If { cond, then, els } => {
             indent(out, depth);
-            let _ = writeln!(out, "if ({})", expr_text(cond));
+            out.push_line(format_args!("if ({})", expr_text(cond)));
             stmt(out, then, depth + 1);
             if let Some(e) = els {
                 indent(out, depth);
@@ -140,7 +143,7 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
         }
         StmtKind::While { cond, body } => {
             indent(out, depth);
-            let _ = writeln!(out, "while ({})", expr_text(cond));
+            out.push_line(format_args!("while ({})", expr_text(cond)));
             stmt(out, body, depth + 1);
         }
         StmtKind::For {
@@ -150,20 +153,19 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             body,
         } => {
             indent(out, depth);
-            let _ = writeln!(
-                out,
+            out.push_line(format_args!(
                 "for ({}; {}; {})",
                 init.as_deref().map(simple_text).unwrap_or_default(),
                 cond.as_ref().map(expr_text).unwrap_or_default(),
                 step.as_deref().map(simple_text).unwrap_or_default()
-            );
+            ));
             stmt(out, body, depth + 1);
         }
         StmtKind::Return(e) => {
             indent(out, depth);
             match e {
                 Some(e) => {
-                    let _ = writeln!(out, "return {};", expr_text(e));
+                    out.push_line(format_args!("return {};", expr_text(e)));
                 }
                 None => out.push_str("return;\n"),
             }
@@ -188,26 +190,24 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             indent(out, depth);
             match tmp {
                 Some(t) => {
-                    let _ = writeln!(
-                        out,
+                    out.push_line(format_args!(
                         "list_for_each_entry_safe({it}, {t}, &{}->{list}, {member})",
                         expr_text(head)
-                    );
+                    ));
                 }
                 None => {
                     let rev = if *reverse { "_reverse" } else { "" };
-                    let _ = writeln!(
-                        out,
+                    out.push_line(format_args!(
                         "list_for_each_entry{rev}({it}, &{}->{list}, {member})",
                         expr_text(head)
-                    );
+                    ));
                 }
             }
             stmt(out, body, depth + 1);
         }
         _ => {
             indent(out, depth);
-            let _ = writeln!(out, "{};", simple_text(s));
+            out.push_line(format_args!("{};", simple_text(s)));
         }
     }
 }

@@ -4,9 +4,9 @@
 //! differing VMAs marked.
 
 use super::procmaps::KernelVma;
+use crate::textbuf::PushFmt;
 use crate::world::builtins::{VM_SHARED, VM_WRITE};
 use crate::world::World;
-use std::fmt::Write;
 
 /// What a VMA maps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,17 +55,20 @@ impl LVma {
             Backing::Anon => s += " anonymous",
             Backing::File(f) => {
                 let n = names.get(f).map_or("?", |n| n.as_str());
-                let _ = write!(s, " file#{f} ({n}) pgoff {}", self.pgoff);
+                s.push_fmt(format_args!(" file#{f} ({n}) pgoff {}", self.pgoff));
             }
             Backing::Other(d, i) => {
-                let _ = write!(s, " foreign file dev {d:x} inode {i} pgoff {}", self.pgoff);
+                s.push_fmt(format_args!(
+                    " foreign file dev {d:x} inode {i} pgoff {}",
+                    self.pgoff
+                ));
             }
         }
         s += if self.writable { " rw" } else { " ro" };
         s += if self.shared { " shared" } else { " private" };
         if kernel {
             if self.anon_pages > 0 {
-                let _ = write!(s, " anon pages {}", self.anon_pages);
+                s.push_fmt(format_args!(" anon pages {}", self.anon_pages));
             }
         } else if self.anon {
             s += " anon_vma";
@@ -127,29 +130,29 @@ pub fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<L
 /// Both layouts side by side; lines of VMAs that differ are marked `<-`.
 pub fn render_pair(model: &[LVma], kernel: &[LVma], names: &[String], bad: &[u64]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "    model:");
+    out.push_line(format_args!("    model:"));
     for v in model {
         let mark = if bad.contains(&v.start) || !kernel.iter().any(|k| k.same_shape(v)) {
             "  <- differs"
         } else {
             ""
         };
-        let _ = writeln!(out, "      {}{mark}", v.describe(names, false));
+        out.push_line(format_args!("      {}{mark}", v.describe(names, false)));
     }
     if model.is_empty() {
-        let _ = writeln!(out, "      (no VMAs)");
+        out.push_line(format_args!("      (no VMAs)"));
     }
-    let _ = writeln!(out, "    kernel:");
+    out.push_line(format_args!("    kernel:"));
     for v in kernel {
         let mark = if bad.contains(&v.start) || !model.iter().any(|m| m.same_shape(v)) {
             "  <- differs"
         } else {
             ""
         };
-        let _ = writeln!(out, "      {}{mark}", v.describe(names, true));
+        out.push_line(format_args!("      {}{mark}", v.describe(names, true)));
     }
     if kernel.is_empty() {
-        let _ = writeln!(out, "      (no VMAs)");
+        out.push_line(format_args!("      (no VMAs)"));
     }
     out
 }

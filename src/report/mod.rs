@@ -3,7 +3,7 @@
 //! scope, the invariant and its message), the calls, the steps of the failing call with model
 //! file:line, every rmap tree drawn before the last call and at the failure with the nodes that
 //! changed highlighted, and the two worlds as text. The worlds come from re-running the trace's
-//! calls on the model ([`crate::trace::rerun`]), so the trees are exact, not parsed back from
+//! calls on the model ([`crate::explore::replay::rerun`]), so the trees are exact, not parsed back from
 //! the rendered text.
 
 pub mod diff;
@@ -13,13 +13,14 @@ pub mod svg;
 
 use crate::check::Invariant;
 use crate::explore::op::StepRecord;
+use crate::explore::replay::{rerun, ReplayError, Rerun};
 use crate::lang::Program;
-use crate::trace::{model_hash, rerun, text::MAX_STEPS_SHOWN, Rerun, Trace};
+use crate::textbuf::PushFmt;
+use crate::trace::{model_hash, text::MAX_STEPS_SHOWN, Trace};
 use crate::world::World;
 use diff::{Change, Changes};
 use html::{esc, pre};
 use snap::TreeSnap;
-use std::fmt::Write;
 
 /// One rmap tree on both sides of the last call.
 #[derive(Clone, Debug)]
@@ -100,7 +101,7 @@ pub fn tree_pairs(before: &World, after: &World) -> Vec<TreePair> {
 }
 
 /// Re-run `t` on `prog` and build the page; `model` is the path `prog` was loaded from.
-pub fn build(t: &Trace, prog: &Program, model: &str) -> Result<String, String> {
+pub fn build(t: &Trace, prog: &Program, model: &str) -> Result<String, ReplayError> {
     let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
     Ok(page(t, prog, model, &r))
 }
@@ -135,17 +136,19 @@ fn relative(path: &str) -> String {
 }
 
 fn row(out: &mut String, name: &str, value_html: &str) {
-    let _ = writeln!(out, "<tr><th>{}</th><td>{value_html}</td></tr>", esc(name));
+    out.push_line(format_args!(
+        "<tr><th>{}</th><td>{value_html}</td></tr>",
+        esc(name)
+    ));
 }
 
 /// Title, the header table and notes on a re-run that differs from the trace.
 fn header(out: &mut String, t: &Trace, prog: &Program, model: &str, r: &Rerun) {
-    let _ = writeln!(
-        out,
+    out.push_line(format_args!(
         "<h1>rmapcheck counterexample: <code>{}</code> violates <code>{}</code></h1>",
         esc(&t.model),
         esc(t.invariant().map_or("", Invariant::name))
-    );
+    ));
     out.push_str("<table class=\"head\">\n");
     row(out, "Model", &format!("<code>{}</code>", esc(&t.model)));
     if model != t.model {
@@ -202,7 +205,7 @@ fn header(out: &mut String, t: &Trace, prog: &Program, model: &str, r: &Rerun) {
     }
     out.push_str("</table>\n");
     for n in notes(t, prog, model, r) {
-        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&n));
+        out.push_line(format_args!("<p class=\"note\">{}</p>", esc(&n)));
     }
 }
 
@@ -244,13 +247,12 @@ fn calls(out: &mut String, t: &Trace) {
     out.push_str("<ol class=\"calls\">\n");
     for (i, c) in t.calls.iter().enumerate() {
         let last = i + 1 == t.calls.len();
-        let _ = writeln!(
-            out,
+        out.push_line(format_args!(
             "<li{}><code>{}</code>{}</li>",
             if last { " class=\"fail\"" } else { "" },
             esc(&c.to_string()),
             if last { " &larr; fails" } else { "" }
-        );
+        ));
     }
     out.push_str("</ol>\n");
 }
@@ -259,8 +261,7 @@ fn calls(out: &mut String, t: &Trace) {
 fn step_row(out: &mut String, prog: &Program, s: &StepRecord, failing: bool) {
     let (file, line, _, _) = prog.source_line(s.loc);
     let file = file.rsplit('/').next().unwrap_or(file);
-    let _ = writeln!(
-        out,
+    out.push_line(format_args!(
         "<tr{}><td class=\"mono\">{}</td><td class=\"mono\">{}:{line}</td>\
          <td class=\"mono\">{}</td><td class=\"mono\">{}</td></tr>",
         if failing { " class=\"fail\"" } else { "" },
@@ -268,17 +269,16 @@ fn step_row(out: &mut String, prog: &Program, s: &StepRecord, failing: bool) {
         esc(file),
         esc(&s.func),
         esc(&s.what)
-    );
+    ));
 }
 
 /// The steps of the failing call, filtered as the text trace does (plain reads dropped, the
 /// failing step kept); steps beyond the text trace's limit go in a collapsed block.
 fn steps(out: &mut String, t: &Trace, prog: &Program, r: &Rerun) {
     let call = r.failed_call.map_or(t.calls.len(), |c| c + 1);
-    let _ = writeln!(
-        out,
+    out.push_line(format_args!(
         "<h2>Steps of call {call} (file:line, function, action)</h2>"
-    );
+    ));
     let fail_step = r.failure.as_ref().and_then(|f| f.step);
     let shown: Vec<(usize, &StepRecord)> = r
         .steps
@@ -290,10 +290,9 @@ fn steps(out: &mut String, t: &Trace, prog: &Program, r: &Rerun) {
         .collect();
     let skip = shown.len().saturating_sub(MAX_STEPS_SHOWN);
     if skip > 0 {
-        let _ = writeln!(
-            out,
+        out.push_line(format_args!(
             "<details><summary>{skip} earlier steps</summary><table class=\"steps\">"
-        );
+        ));
         for (i, s) in &shown[..skip] {
             step_row(out, prog, s, Some(*i) == fail_step);
         }
@@ -326,12 +325,11 @@ fn side(out: &mut String, pair: &TreePair, side: &str, caption: &str) {
     } else {
         format!(", {note}")
     };
-    let _ = writeln!(
-        out,
+    out.push_line(format_args!(
         "<figure><figcaption>{}{count}{}</figcaption>",
         esc(caption),
         esc(&note)
-    );
+    ));
     match (tree, drawn) {
         (_, Some(t)) => out.push_str(&svg::draw(t, &pair.changes, &pair.name, side)),
         (Some(_), None) => out.push_str("<p>(empty tree)</p>\n"),
@@ -358,7 +356,11 @@ fn change_list(out: &mut String, pair: &TreePair) {
             .iter()
             .map(|d| format!("{} ({})", d.change.name(), d.text))
             .collect();
-        let _ = writeln!(out, "<li>{}: {}</li>", esc(&label), esc(&what.join("; ")));
+        out.push_line(format_args!(
+            "<li>{}: {}</li>",
+            esc(&label),
+            esc(&what.join("; "))
+        ));
     }
     out.push_str("</ul>\n");
 }
@@ -375,12 +377,11 @@ fn trees(out: &mut String, t: &Trace, r: &Rerun) {
             empty.push(pair.title.clone());
             continue;
         }
-        let _ = writeln!(
-            out,
+        out.push_line(format_args!(
             "<section class=\"tree\" id=\"{}\"><h3>{}</h3><div class=\"pair\">",
             esc(&pair.name),
             esc(&pair.title)
-        );
+        ));
         let before = if t.calls.is_empty() {
             "initial world".to_string()
         } else {
@@ -398,19 +399,17 @@ fn trees(out: &mut String, t: &Trace, r: &Rerun) {
         out.push_str("</section>\n");
     }
     if !empty.is_empty() {
-        let _ = writeln!(
-            out,
+        out.push_line(format_args!(
             "<p>Empty before and at the failure: {}.</p>",
             esc(&empty.join("; "))
-        );
+        ));
     }
     let changed: usize = pairs.iter().map(|p| p.changes.len()).sum();
     let added = count_kind(&pairs, Change::Added);
     let removed = count_kind(&pairs, Change::Removed);
-    let _ = writeln!(
-        out,
+    out.push_line(format_args!(
         "<p>{changed} node(s) changed in all trees ({added} added, {removed} removed).</p>"
-    );
+    ));
 }
 
 fn count_kind(pairs: &[TreePair], kind: Change) -> usize {
@@ -424,7 +423,7 @@ fn count_kind(pairs: &[TreePair], kind: Change) -> usize {
 fn worlds(out: &mut String, t: &Trace, r: &Rerun) {
     let call = r.failed_call.map_or(t.calls.len(), |c| c + 1);
     if !t.calls.is_empty() {
-        let _ = writeln!(out, "<h2>World before call {call}</h2>");
+        out.push_line(format_args!("<h2>World before call {call}</h2>"));
         out.push_str(&pre(&r.before.render()));
     }
     out.push_str("<h2>World at the failure</h2>\n");

@@ -8,9 +8,9 @@
 use super::diff::{kinds, tag, Changes};
 use super::html::esc;
 use super::snap::TreeSnap;
+use crate::textbuf::PushFmt;
 use crate::tree::NodeId;
 use std::collections::{BTreeMap, HashSet};
-use std::fmt::Write;
 
 /// Where one node goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,14 +128,11 @@ fn edge(svg: &mut String, g: &Geom, from: &Placed, to: &Placed, side: &str, tree
     } else {
         " stroke-dasharray=\"5 4\""
     };
-    let _ = writeln!(
-        svg,
-        "<g class=\"edge\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" \
+    svg.push_line(format_args!("<g class=\"edge\"><line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" \
          stroke=\"#555\" stroke-width=\"1.5\"{dash}/>\
          <text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\" text-anchor=\"middle\">{side}</text></g>",
         (x1 + x2) / 2.0 + if side == "L" { -7.0 } else { 7.0 },
-        (y1 + y2) / 2.0,
-    );
+        (y1 + y2) / 2.0));
 }
 
 /// One node: box, two label lines, tooltip, and a tag naming its changes.
@@ -169,8 +166,7 @@ fn node(svg: &mut String, g: &Geom, t: &TreeSnap, p: &Placed, changes: &Changes)
     for d in changes.get(&p.id).into_iter().flatten() {
         tip += &format!("\n{}: {}", d.change.name(), d.text);
     }
-    let _ = write!(
-        svg,
+    svg.push_fmt(format_args!(
         "<g class=\"node\" data-id=\"{}\" data-changed=\"{}\" transform=\"translate({x},{y})\">\
          <title>{}</title>\
          <rect width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{fill}\" stroke=\"{stroke}\" \
@@ -185,16 +181,15 @@ fn node(svg: &mut String, g: &Geom, t: &TreeSnap, p: &Placed, changes: &Changes)
         g.box_w / 2.0,
         esc(&n.label),
         g.box_w / 2.0,
-        esc(&n.keys_text()),
-    );
+        esc(&n.keys_text())
+    ));
     if !changed.is_empty() {
-        let _ = write!(
-            svg,
+        svg.push_fmt(format_args!(
             "<text x=\"{}\" y=\"-6\" font-size=\"11\" font-weight=\"bold\" fill=\"#c45f00\" \
              text-anchor=\"middle\">{}</text>",
             g.box_w / 2.0,
             esc(&tag(changes, p.id))
-        );
+        ));
     }
     svg.push_str("</g>\n");
 }

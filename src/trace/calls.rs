@@ -151,30 +151,6 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
     }
 }
 
-/// The kernel form of each call, each in the world just before it (re-running the calls from
-/// `initial` on `prog`, canonical between calls as traces number objects).
-pub fn kernel_forms(
-    prog: &crate::lang::Program,
-    initial: &crate::world::scenario::Scenario,
-    calls: &[Call],
-) -> Vec<String> {
-    let mut w = initial.build().ok().map(|w| w.canonical());
-    let mut out = Vec::with_capacity(calls.len());
-    for c in calls {
-        out.push(kernel_form(c, w.as_ref()));
-        w = w.and_then(|mut w| {
-            let r = crate::explore::op::apply(
-                prog,
-                &mut w,
-                c,
-                crate::explore::op::CheckOpts::default(),
-            );
-            r.failure.is_none().then(|| w.canonical())
-        });
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,9 +4,42 @@
 //! columns. Plain field reads are left out unless they are the failing step.
 
 use super::text::{wrap, WIDTH};
-use crate::check::Invariant;
-use crate::explore::interleave::ITrace;
-use crate::lang::Program;
+use crate::check::{Invariant, Violation};
+use crate::exec::host::ThreadId;
+use crate::lang::{Program, SrcLoc};
+use crate::world::scenario::Call;
+
+/// One step of an interleaving, for traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IStep {
+    pub tid: ThreadId,
+    pub loc: Option<SrcLoc>,
+    pub func: String,
+    pub what: String,
+}
+
+/// A counterexample: the threads' calls, the steps in the order they ran, what failed.
+#[derive(Clone, Debug)]
+pub struct ITrace {
+    pub model: String,
+    /// Calls that built the world the threads started on, from the scope's initial world
+    /// (empty when the world came from a scenario).
+    pub prefix: Vec<Call>,
+    /// The world the threads started on, rendered.
+    pub world_before: String,
+    /// Thread `i` runs `calls[i]`; thread 0 is the writer.
+    pub calls: Vec<Call>,
+    pub steps: Vec<IStep>,
+    pub violations: Vec<Violation>,
+    pub world_after: String,
+}
+
+impl ITrace {
+    /// The invariant that failed first.
+    pub fn invariant(&self) -> Option<Invariant> {
+        self.violations.first().map(|v| v.invariant)
+    }
+}
 
 /// Width of the step-number gutter ("123 ").
 const GUTTER: usize = 4;

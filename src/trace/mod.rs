@@ -1,21 +1,19 @@
-//! Counterexample traces: the initial world, the calls, and inside the last call the steps up to
-//! the failing one. Built by re-running the calls (the explorer keeps only parent links), kept as
-//! JSON for `rmapcheck replay`, rendered as plain text for patch reviews and as DOT for the trees,
-//! and minimised by dropping calls and files while the same invariant still fails.
+//! Counterexample traces as plain data: the initial world, the calls, and inside the last call
+//! the steps up to the failing one; kept as JSON for `rmapcheck replay`, rendered as plain text
+//! for patch reviews and as DOT for the trees. This module names nothing of the explorer: the
+//! explorer builds traces by re-running calls (`explore::replay`) and minimises them
+//! (`explore::minimise`).
 
 pub mod calls;
 pub mod dot;
 pub mod interleaved;
-pub mod minimise;
 pub mod text;
 
-use crate::check::{Invariant, InvariantSet, Violation};
+use crate::check::{Invariant, Violation};
 use crate::exec::host::Value;
-use crate::explore::op::{apply, CheckOpts, Failure, StepRecord};
-use crate::explore::scope::Scope;
-use crate::lang::Program;
+use crate::lang::{Program, SrcLoc};
+use crate::scope::Scope;
 use crate::world::scenario::{Call, Scenario};
-use crate::world::World;
 use serde::{Deserialize, Serialize};
 
 /// The version of the trace format this build writes and reads. A trace of another version
@@ -25,6 +23,66 @@ pub const TRACE_FORMAT: u32 = 1;
 /// Largest initial world and call list a trace may hold (a search never makes bigger ones).
 pub const MAX_TRACE_OBJECTS: usize = 64;
 pub const MAX_TRACE_CALLS: usize = 256;
+
+/// One visible (world-touching) step of a call, for traces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub loc: SrcLoc,
+    /// The model function the step ran in.
+    pub func: String,
+    /// What it did, e.g. `mapping_rmap_tree_insert(vma#2, mapping#0)`.
+    pub what: String,
+}
+
+/// Where and how a call failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Index into the call's steps of the failing step; `None` when found at the call's end.
+    pub step: Option<usize>,
+    pub loc: Option<SrcLoc>,
+    pub violations: Vec<Violation>,
+}
+
+impl Failure {
+    /// The invariant that failed first (the one a trace names).
+    pub fn invariant(&self) -> Option<Invariant> {
+        self.violations.first().map(|v| v.invariant)
+    }
+}
+
+/// Why a file is not a trace this build can replay. Each message starts with the `line:col:`
+/// it refers to (1:1 when the JSON parser gives no place).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceError {
+    #[error("{line}:{column}: not JSON: {message}")]
+    NotJson {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// The file is not text (a fuzzer input, most likely).
+    #[error("1:1: not a trace: the file is not text (a fuzzer input? use --crash)")]
+    NotText,
+    #[error("1:1: a check report with no replayable counterexample")]
+    NoCounterexample,
+    #[error(
+        "1:1: a check report with {0} counterexamples; save them one per file with \
+         `check --trace-dir DIR`"
+    )]
+    ManyCounterexamples(usize),
+    #[error("1:1: not an rmapcheck trace (no `initial` world and `calls`)")]
+    NotATrace,
+    #[error("1:1: trace format version {0}; this rmapcheck reads version {TRACE_FORMAT}")]
+    Version(u64),
+    #[error(
+        "1:1: the trace has no format_version (written before version {TRACE_FORMAT}); re-run \
+         the check to write it again"
+    )]
+    NoVersion,
+    /// A field of the wrong type, or a size no search makes.
+    #[error("1:1: {0}")]
+    Invalid(String),
+}
 
 /// A counterexample.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -67,124 +125,7 @@ pub fn model_hash(prog: &Program) -> String {
     format!("{:016x}", h.finish())
 }
 
-/// Result of re-running calls from an initial world.
-pub struct Rerun {
-    pub steps: Vec<StepRecord>,
-    pub failure: Option<Failure>,
-    /// Index of the call that failed.
-    pub failed_call: Option<usize>,
-    pub before: World,
-    pub after: World,
-}
-
-/// Re-run `calls` from `initial`, canonicalising between calls as the explorer does; stops at
-/// the first failing call.
-pub fn rerun(
-    prog: &Program,
-    initial: &Scenario,
-    calls: &[Call],
-    invariants: InvariantSet,
-) -> Result<Rerun, String> {
-    let mut w = initial.build()?.canonical();
-    let opts = CheckOpts {
-        invariants,
-        ..CheckOpts::default()
-    };
-    for (i, c) in calls.iter().enumerate() {
-        let before = w.clone();
-        let out = apply(prog, &mut w, c, opts);
-        if out.failure.is_some() {
-            return Ok(Rerun {
-                steps: out.steps,
-                failure: out.failure,
-                failed_call: Some(i),
-                before,
-                after: w,
-            });
-        }
-        w = w.canonical();
-    }
-    Ok(Rerun {
-        steps: Vec::new(),
-        failure: None,
-        failed_call: None,
-        before: w.clone(),
-        after: w,
-    })
-}
-
 impl Trace {
-    /// Re-run the calls a search found and build the trace (with every step recorded).
-    pub fn replay_build(
-        prog: &Program,
-        model: &str,
-        scope: &Scope,
-        initial: &Scenario,
-        calls: &[Call],
-    ) -> Trace {
-        let r = rerun(prog, initial, calls, scope.invariant_set());
-        let (steps, failure, before, after, calls) = match r {
-            Ok(r) => {
-                let n = r.failed_call.map_or(calls.len(), |i| i + 1);
-                (r.steps, r.failure, r.before, r.after, calls[..n].to_vec())
-            }
-            Err(e) => (
-                Vec::new(),
-                Some(Failure {
-                    step: None,
-                    loc: None,
-                    violations: vec![Violation::new(Invariant::ModelFault, e)],
-                }),
-                World::new(),
-                World::new(),
-                calls.to_vec(),
-            ),
-        };
-        Trace {
-            format_version: TRACE_FORMAT,
-            model: model.to_string(),
-            model_hash: model_hash(prog),
-            scope: scope.clone(),
-            initial: initial.clone(),
-            calls_kernel: calls::kernel_forms(prog, initial, &calls),
-            calls,
-            steps,
-            failure,
-            world_before: before.render(),
-            world_after: after.render(),
-            dot: dot::trees_dot(&after),
-        }
-    }
-
-    /// A trace for an initial world that already violates an invariant.
-    pub fn from_initial(
-        prog: &Program,
-        model: &str,
-        scope: &Scope,
-        initial: &Scenario,
-        violations: Vec<Violation>,
-    ) -> Trace {
-        let w = initial.build().map(|w| w.canonical()).unwrap_or_default();
-        Trace {
-            format_version: TRACE_FORMAT,
-            model: model.to_string(),
-            model_hash: model_hash(prog),
-            scope: scope.clone(),
-            initial: initial.clone(),
-            calls: Vec::new(),
-            calls_kernel: Vec::new(),
-            steps: Vec::new(),
-            failure: Some(Failure {
-                step: None,
-                loc: None,
-                violations,
-            }),
-            world_before: w.render(),
-            world_after: w.render(),
-            dot: dot::trees_dot(&w),
-        }
-    }
-
     /// The invariant the trace shows failing.
     pub fn invariant(&self) -> Option<Invariant> {
         self.failure.as_ref().and_then(|f| f.invariant())
@@ -195,12 +136,21 @@ impl Trace {
         serde_json::to_string_pretty(self).expect("a trace serialises")
     }
 
+    /// The trace as a JSON value (the `trace` of a `check --format json` result).
+    pub fn to_json_value(&self) -> serde_json::Value {
+        // as for to_json: strings, numbers and plain containers (no map with non-string keys)
+        serde_json::to_value(self).expect("a trace serialises")
+    }
+
     /// Read a trace: a file written by `check --trace-dir`, or a `check --format json` report
     /// holding exactly one replayable counterexample. The format version and the sizes are
     /// checked; errors read `line:col: message` where the JSON parser gives a place.
-    pub fn from_json(text: &str) -> Result<Trace, String> {
-        let v: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| format!("{}:{}: not JSON: {e}", e.line(), e.column()))?;
+    pub fn from_json(text: &str) -> Result<Trace, TraceError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| TraceError::NotJson {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
         let v = match v.get("results").and_then(|r| r.as_array()) {
             Some(results) if v.get("rmapcheck").is_some() => {
                 let traces: Vec<&serde_json::Value> = results
@@ -210,39 +160,22 @@ impl Trace {
                     .collect();
                 match traces.as_slice() {
                     [one] => (*one).clone(),
-                    [] => {
-                        return Err("1:1: a check report with no replayable counterexample".into())
-                    }
-                    many => {
-                        return Err(format!(
-                            "1:1: a check report with {} counterexamples; save them one per file \
-                             with `check --trace-dir DIR`",
-                            many.len()
-                        ))
-                    }
+                    [] => return Err(TraceError::NoCounterexample),
+                    many => return Err(TraceError::ManyCounterexamples(many.len())),
                 }
             }
             _ => v,
         };
         if !v.is_object() || v.get("calls").is_none() || v.get("initial").is_none() {
-            return Err("1:1: not an rmapcheck trace (no `initial` world and `calls`)".into());
+            return Err(TraceError::NotATrace);
         }
         match v.get("format_version").and_then(|f| f.as_u64()) {
             Some(f) if f == TRACE_FORMAT as u64 => {}
-            Some(f) => {
-                return Err(format!(
-                    "1:1: trace format version {f}; this rmapcheck reads version {TRACE_FORMAT}"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "1:1: the trace has no format_version (written before version \
-                     {TRACE_FORMAT}); re-run the check to write it again"
-                ))
-            }
+            Some(f) => return Err(TraceError::Version(f)),
+            None => return Err(TraceError::NoVersion),
         }
-        let t: Trace = serde_json::from_value(v).map_err(|e| format!("1:1: {e}"))?;
-        t.validate().map_err(|e| format!("1:1: {e}"))?;
+        let t: Trace = serde_json::from_value(v).map_err(|e| TraceError::Invalid(e.to_string()))?;
+        t.validate().map_err(TraceError::Invalid)?;
         Ok(t)
     }
 
@@ -280,54 +213,4 @@ impl Trace {
         }
         Ok(())
     }
-}
-
-/// Why call `c` cannot be replayed on `prog` in world `w`: no such entry point, the wrong
-/// number or type of arguments, an object that does not exist, or a precondition the entry
-/// point's callers guarantee.
-pub fn validate_call(prog: &Program, w: &World, c: &Call) -> Result<(), String> {
-    if prog.function(&c.func).is_none() {
-        return Err(format!("the model has no entry point `{}`", c.func));
-    }
-    crate::exec::thread::Thread::start(prog, &c.func, &c.args)?;
-    crate::fuzzing::concretise::check_preconditions(w, c)
-}
-
-/// What replaying a trace found.
-#[derive(Debug, PartialEq, Eq)]
-pub struct ReplayResult {
-    /// Same invariant at the same call and step as recorded.
-    pub reproduced: bool,
-    pub invariant: Option<Invariant>,
-    pub call: Option<usize>,
-    pub step: Option<usize>,
-}
-
-/// Re-run a trace's calls on `prog` and compare with what it recorded. `Err` when a call
-/// cannot be applied to the model (see [`validate_call`]): that is bad input, not "fixed".
-pub fn replay(prog: &Program, t: &Trace) -> Result<ReplayResult, String> {
-    let mut w = t.initial.build()?.canonical();
-    for (i, c) in t.calls.iter().enumerate() {
-        validate_call(prog, &w, c).map_err(|e| format!("call {} `{c}`: {e}", i + 1))?;
-        let mut w2 = w.clone();
-        let out = apply(prog, &mut w2, c, CheckOpts::default());
-        if out.failure.is_some() {
-            break;
-        }
-        w = w2.canonical();
-    }
-    let r = rerun(prog, &t.initial, &t.calls, t.scope.invariant_set())?;
-    let invariant = r.failure.as_ref().and_then(|f| f.invariant());
-    let step = r.failure.as_ref().and_then(|f| f.step);
-    let want_call = t.calls.len().checked_sub(1);
-    let want_step = t.failure.as_ref().and_then(|f| f.step);
-    Ok(ReplayResult {
-        reproduced: r.failure.is_some()
-            && invariant == t.invariant()
-            && step == want_step
-            && (r.failed_call == want_call || t.calls.is_empty()),
-        invariant,
-        call: r.failed_call,
-        step,
-    })
 }

@@ -103,18 +103,23 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         .initial
         .build()
         .map(|w| w.canonical().render())
-        .unwrap_or_default();
+        .unwrap_or_else(|e| format!("(cannot be built: {e})"));
     section(
         &mut out,
         "Initial world:",
         if init.is_empty() { "(empty)" } else { &init },
     );
 
-    // the trace's own kernel forms when it has them (written by replay_build), else re-derived
+    // the trace's own kernel forms when it has them (the explorer writes them), else each
+    // call read in the initial world
     let kernel = if t.calls_kernel.len() == t.calls.len() {
         t.calls_kernel.clone()
     } else {
-        super::calls::kernel_forms(prog, &t.initial, &t.calls)
+        let w0 = t.initial.build().ok().map(|w| w.canonical());
+        t.calls
+            .iter()
+            .map(|c| super::calls::kernel_form(c, w0.as_ref()))
+            .collect()
     };
     let mut calls = String::new();
     for (i, c) in t.calls.iter().enumerate() {
@@ -140,7 +145,7 @@ pub fn render(t: &Trace, prog: &Program) -> String {
         );
         // steps: skip plain reads, keep writes, builtins, list walks and the failing one
         let fail_step = t.failure.as_ref().and_then(|f| f.step);
-        let shown: Vec<(usize, &crate::explore::op::StepRecord)> = t
+        let shown: Vec<(usize, &super::StepRecord)> = t
             .steps
             .iter()
             .enumerate()

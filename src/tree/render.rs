@@ -19,11 +19,13 @@ pub fn render(t: &RbRoot, k: &impl IntervalKeys, label: &dyn Fn(NodeId) -> Strin
     while let Some((n, depth, side)) = stack.pop() {
         let indent = "  ".repeat(depth);
         let Some(rec) = t.node(n) else {
-            let _ = writeln!(out, "{indent}{side} {} (not a member)", label(n));
+            writeln!(out, "{indent}{side} {} (not a member)", label(n))
+                .expect("a String takes any text");
             continue;
         };
         if seen[n as usize] {
-            let _ = writeln!(out, "{indent}{side} {} (seen before: cycle)", label(n));
+            writeln!(out, "{indent}{side} {} (seen before: cycle)", label(n))
+                .expect("a String takes any text");
             continue;
         }
         seen[n as usize] = true;
@@ -31,14 +33,15 @@ pub fn render(t: &RbRoot, k: &impl IntervalKeys, label: &dyn Fn(NodeId) -> Strin
             Color::Red => 'R',
             Color::Black => 'B',
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "{indent}{side} {} [{}..{}] {c} max={}",
             label(n),
             k.start(n),
             k.last(n),
             rec.subtree_last
-        );
+        )
+        .expect("a String takes any text");
         if let Some(r) = rec.right {
             stack.push((r, depth + 1, "R"));
         }

@@ -2,8 +2,8 @@
 //! ASCII within 80 columns, for `rmapcheck run` and counterexample traces.
 
 use super::{AnonKeys, FileKeys, World};
+use crate::textbuf::PushFmt;
 use crate::tree::render;
-use std::fmt::Write;
 
 impl World {
     /// One line describing a VMA: `vma#1 [2, 4) pgoff 2 file#0 anon_vma#0 (2 avcs)`.
@@ -15,10 +15,10 @@ impl World {
         );
         // the anon tree's key, shown where it differs from vm_pgoff on a private mapping
         if vma.vm_anon_pgoff != vma.vm_pgoff && vma.vm_flags & super::builtins::VM_SHARED == 0 {
-            let _ = write!(s, " anon_pgoff {}", vma.vm_anon_pgoff);
+            s.push_fmt(format_args!(" anon_pgoff {}", vma.vm_anon_pgoff));
         }
         if let Some(f) = vma.vm_file {
-            let _ = write!(s, " file#{f}");
+            s.push_fmt(format_args!(" file#{f}"));
             if vma.is_anonymous() {
                 s += " (anonymous)";
             }
@@ -32,7 +32,7 @@ impl World {
             s += " shared";
         }
         if let Some(a) = vma.anon_vma {
-            let _ = write!(s, " anon_vma#{a}");
+            s.push_fmt(format_args!(" anon_vma#{a}"));
         }
         if !vma.anon_vma_chain.is_empty() {
             let chain: Vec<String> = vma
@@ -40,7 +40,7 @@ impl World {
                 .iter()
                 .map(|c| format!("avc#{c}"))
                 .collect();
-            let _ = write!(s, " avcs {}", chain.join(","));
+            s.push_fmt(format_args!(" avcs {}", chain.join(",")));
         }
         if vma.freed {
             s += " FREED";
@@ -57,7 +57,7 @@ impl World {
             if mm.freed {
                 continue;
             }
-            let _ = writeln!(out, "mm#{m} (map_count {}):", mm.map_count);
+            out.push_line(format_args!("mm#{m} (map_count {}):", mm.map_count));
             for (&s, &(e, v)) in &mm.vmas {
                 let vma = &self.vmas[v as usize];
                 let stale = if (vma.vm_start, vma.vm_end) != (s, e) {
@@ -65,25 +65,24 @@ impl World {
                 } else {
                     String::new()
                 };
-                let _ = writeln!(out, "  {}{stale}", self.describe_vma(v));
+                out.push_line(format_args!("  {}{stale}", self.describe_vma(v)));
             }
             for (&addr, &f) in &mm.ptes {
-                let _ = writeln!(out, "  pte {addr} -> {}", self.describe_folio(f));
+                out.push_line(format_args!("  pte {addr} -> {}", self.describe_folio(f)));
             }
         }
         let fk = FileKeys { vmas: &self.vmas };
         for (i, f) in self.files.iter().enumerate() {
             let tree = &self.mappings[f.f_mapping as usize].i_mmap;
-            let _ = writeln!(
-                out,
+            out.push_line(format_args!(
                 "file#{i} {} mapping#{} i_mmap ({} nodes):",
                 f.name,
                 f.f_mapping,
                 tree.len()
-            );
+            ));
             let r = render(tree, &fk, &|n| format!("vma#{n}"));
             for line in r.lines() {
-                let _ = writeln!(out, "  {line}");
+                out.push_line(format_args!("  {line}"));
             }
         }
         let ak = AnonKeys {
@@ -94,12 +93,11 @@ impl World {
             if a.freed {
                 continue;
             }
-            let _ = writeln!(
-                out,
+            out.push_line(format_args!(
                 "anon_vma#{i} root anon_vma#{} ({} nodes):",
                 a.root,
                 a.rb_root.len()
-            );
+            ));
             let r = render(&a.rb_root, &ak, &|n| {
                 let vma = self.avcs[n as usize].vma;
                 match vma {
@@ -108,7 +106,7 @@ impl World {
                 }
             });
             for line in r.lines() {
-                let _ = writeln!(out, "  {line}");
+                out.push_line(format_args!("  {line}"));
             }
         }
         out

@@ -12,7 +12,8 @@ fn tmp(name: &str, text: &str) -> crate::scratch::ScratchFile {
 
 fn check_err(a: CheckArgs) -> String {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(check(&a, &mut out, &mut err), 2);
+    let r = check(&a, &mut out, &mut err);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     String::from_utf8(err).unwrap()
 }
 
@@ -85,17 +86,12 @@ fn bad_proof_file_and_scenario() {
         "model = \"x.rmap\"\n[[obligation]]\nmode = \"sideways\"\n",
     );
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(
-        rmapcheck::cmd::prove::prove(
-            &ProveArgs {
-                files: vec![p.to_path_buf()],
-                ..Default::default()
-            },
-            &mut out,
-            &mut err
-        ),
-        2
-    );
+    let a = ProveArgs {
+        files: vec![p.to_path_buf()],
+        ..Default::default()
+    };
+    let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     let e = String::from_utf8(err).unwrap();
     assert!(e.contains("proof.toml:3:8:"), "{e}");
     let p = tmp(
@@ -103,17 +99,12 @@ fn bad_proof_file_and_scenario() {
         "model = \"x.rmap\"\n[[obligation]]\nmode = \"callers\"\n",
     );
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(
-        rmapcheck::cmd::prove::prove(
-            &ProveArgs {
-                files: vec![p.to_path_buf()],
-                ..Default::default()
-            },
-            &mut out,
-            &mut err
-        ),
-        2
-    );
+    let a = ProveArgs {
+        files: vec![p.to_path_buf()],
+        ..Default::default()
+    };
+    let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     assert!(String::from_utf8(err)
         .unwrap()
         .contains("expect = \"holds\""));
@@ -137,7 +128,8 @@ fn bad_proof_file_and_scenario() {
             files: vec![p.to_path_buf()],
             ..Default::default()
         };
-        assert_eq!(rmapcheck::cmd::prove::prove(&a, &mut out, &mut err), 2);
+        let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+        assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
         let e = String::from_utf8(err).unwrap();
         assert!(e.contains(at) && e.contains("unknown invariant"), "{e}");
         assert!(e.contains("rb-shape, tree-order, augment"), "{e}");
@@ -146,11 +138,13 @@ fn bad_proof_file_and_scenario() {
     let s = tmp("scn.toml", "calls = [\"sys_munmap(mm#0, 1\"]\n[[mm]]\n");
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let model = PathBuf::from("models/v7.3-rc4/baseline.rmap");
-    assert_eq!(run(&model, &s, &mut out, &mut err), 2);
+    let r = run(&model, &s, &mut out);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     assert!(String::from_utf8(err).unwrap().contains("missing ')'"));
     let s = tmp("scn2.toml", "[[mm]]\n[[mm.vma]]\nstart = 4\nend = 2\n");
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(run(&model, &s, &mut out, &mut err), 2);
+    let r = run(&model, &s, &mut out);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     assert!(String::from_utf8(err).unwrap().contains("empty range"));
 }
 
@@ -169,6 +163,7 @@ fn a_search_that_makes_no_call_is_an_error_not_holds() {
             ..Default::default()
         };
         let rc = check(&a, &mut out, &mut err);
+        let rc = rmapcheck::cmd::exit_status(rc, &mut err);
         let (out, err) = (
             String::from_utf8(out).unwrap(),
             String::from_utf8(err).unwrap(),

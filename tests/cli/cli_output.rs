@@ -343,7 +343,7 @@ fn replay_refuses_what_it_cannot_apply() {
         0,
         rmapcheck::world::scenario::Call::parse("sys_mmap(mm#0, NULL, 2, 3, 0, false)").unwrap(),
     );
-    let m = rmapcheck::trace::minimise::minimise_explained(
+    let m = rmapcheck::explore::minimise::minimise_explained(
         &prog,
         &tr.initial,
         &padded,

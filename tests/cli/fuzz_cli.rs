@@ -66,12 +66,12 @@ fn input() -> Vec<u8> {
 }
 
 fn run(
-    f: fn(&Path, Option<&Path>, &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
+    f: fn(&Path, Option<&Path>, &mut dyn std::io::Write) -> rmapcheck::cmd::CmdResult,
     crash: &Path,
     models: &Path,
 ) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = f(crash, Some(models), &mut out, &mut err);
+    let rc = rmapcheck::cmd::exit_status(f(crash, Some(models), &mut out), &mut err);
     (
         rc,
         String::from_utf8(out).unwrap(),
@@ -104,12 +104,8 @@ fn fuzz_decode_prints_a_scenario_that_runs() {
     let sc = d.join("s.toml");
     std::fs::write(&sc, &out).unwrap();
     let (mut o, mut e) = (Vec::new(), Vec::new());
-    let rc = rmapcheck::cmd::run::run(
-        Path::new("models/v7.3-rc4/baseline.rmap"),
-        &sc,
-        &mut o,
-        &mut e,
-    );
+    let rc = rmapcheck::cmd::run::run(Path::new("models/v7.3-rc4/baseline.rmap"), &sc, &mut o);
+    let rc = rmapcheck::cmd::exit_status(rc, &mut e);
     assert_eq!(rc, 0, "{}", String::from_utf8_lossy(&e));
     let (rc, out, _) = run(replay_crash, &crash, Path::new("models"));
     assert_eq!(rc, 0);
@@ -152,7 +148,7 @@ fn replay_crash_minimises_and_locates_a_mutant_failure() {
         ..Default::default()
     };
     let (mut o, mut e) = (Vec::new(), Vec::new());
-    let rc = rmapcheck::cmd::replay::replay(&args, &mut o, &mut e);
+    let rc = rmapcheck::cmd::exit_status(rmapcheck::cmd::replay::replay(&args, &mut o), &mut e);
     let msg = String::from_utf8_lossy(&e).to_string();
     assert_eq!(rc, 2, "{msg}");
     assert!(
@@ -165,7 +161,7 @@ fn replay_crash_minimises_and_locates_a_mutant_failure() {
         ..args
     };
     let (mut o, mut e) = (Vec::new(), Vec::new());
-    let rc = rmapcheck::cmd::replay::replay(&args, &mut o, &mut e);
+    let rc = rmapcheck::cmd::exit_status(rmapcheck::cmd::replay::replay(&args, &mut o), &mut e);
     let trace = String::from_utf8_lossy(&o).to_string();
     assert_eq!(rc, 1, "{trace}{}", String::from_utf8_lossy(&e));
     assert!(trace.starts_with("rmapcheck counterexample:"), "{trace}");

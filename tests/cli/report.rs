@@ -5,7 +5,8 @@
 //! under CI) renders it: a screenshot, and a DOM dump in which every node has a real box.
 
 use rmapcheck::cmd::load_model;
-use rmapcheck::trace::{rerun, Rerun, Trace};
+use rmapcheck::explore::replay::{rerun, Rerun};
+use rmapcheck::trace::Trace;
 use rmapcheck::tree::{IntervalKeys, RbRoot};
 use rmapcheck::world::{AnonKeys, FileKeys, World};
 use std::collections::BTreeMap;

@@ -28,7 +28,7 @@ fn replay(
         minimise,
         ..Default::default()
     };
-    rmapcheck::cmd::replay::replay(&a, out, err)
+    rmapcheck::cmd::exit_status(rmapcheck::cmd::replay::replay(&a, out), err)
 }
 
 fn args(format: TraceFormat, dir: Option<PathBuf>) -> CheckArgs {
@@ -50,6 +50,7 @@ fn trace_dir_replay_and_minimise() {
         &mut out,
         &mut err,
     );
+    let rc = rmapcheck::cmd::exit_status(rc, &mut err);
     assert_eq!(
         rc,
         1,
@@ -76,7 +77,7 @@ fn trace_dir_replay_and_minimise() {
     );
     padded.insert(1, Call::parse("do_anonymous_fault(mm#0, 2)").unwrap());
     let prog = rmapcheck::cmd::load_model(Path::new(MUTANT)).unwrap();
-    let (init, calls) = rmapcheck::trace::minimise::minimise(
+    let (init, calls) = rmapcheck::explore::minimise::minimise(
         &prog,
         &t.initial,
         &padded,
@@ -98,7 +99,8 @@ fn dot_format_draws_the_trees() {
     let mut a = args(TraceFormat::Dot, None);
     // at this mutant's failure the file tree still holds the VMA whose subtree_last is stale
     a.models = vec![PathBuf::from("models/mutants/inplace-no-propagate.rmap")];
-    assert_eq!(check(&a, &mut out, &mut err), 1);
+    let r = check(&a, &mut out, &mut err);
+    assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 1);
     let s = String::from_utf8_lossy(&out);
     // standard output holds only the DOT document; the verdict went to standard error
     assert!(s.starts_with("digraph rmap {"), "{s}");

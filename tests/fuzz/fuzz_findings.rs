@@ -6,7 +6,8 @@ use std::path::Path;
 
 fn rc(model: &str, scenario: &str) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let rc = run(Path::new(model), Path::new(scenario), &mut out, &mut err);
+    let rc = run(Path::new(model), Path::new(scenario), &mut out);
+    let rc = rmapcheck::cmd::exit_status(rc, &mut err);
     (rc, String::from_utf8_lossy(&out).to_string())
 }
 

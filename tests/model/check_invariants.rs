@@ -6,10 +6,11 @@
 //! `tree-precondition`; tests/tree/tree_corrupt.rs shows it firing on corrupted trees.)
 
 use rmapcheck::check::Invariant;
+use rmapcheck::explore::replay::replay;
 use rmapcheck::explore::scope::{Mode, Scope};
 use rmapcheck::explore::search::{search, Outcome};
 use rmapcheck::lang::{load_str, Program};
-use rmapcheck::trace::{replay, Trace};
+use rmapcheck::trace::Trace;
 use rmapcheck::world::scenario::{Call, Scenario};
 use std::path::Path;
 
@@ -43,7 +44,10 @@ fn expect_cex(prog: &Program, s: &Scope, inv: Invariant, len: usize) -> Trace {
     assert_eq!(t.calls.len(), len, "shortest trace length: {:?}", t.calls);
     // JSON round trip and replay to the same invariant at the same step
     let back = Trace::from_json(&t.to_json()).unwrap();
-    let r = replay(prog, &back).unwrap();
+    let r = replay(prog, &back, &|w, c| {
+        rmapcheck::fuzzing::validate_call(prog, w, c)
+    })
+    .unwrap();
     assert!(r.reproduced, "{r:?}");
     assert_eq!(r.invariant, Some(inv));
     // the text rendering fits a patch review
@@ -60,7 +64,7 @@ fn expect_cex(prog: &Program, s: &Scope, inv: Invariant, len: usize) -> Trace {
 fn run(prog: &Program, scenario: &str, calls: &[&str]) -> Vec<Invariant> {
     let sc = Scenario::parse(scenario).unwrap();
     let calls: Vec<Call> = calls.iter().map(|c| Call::parse(c).unwrap()).collect();
-    let r = rmapcheck::trace::rerun(prog, &sc, &calls, Default::default()).unwrap();
+    let r = rmapcheck::explore::replay::rerun(prog, &sc, &calls, Default::default()).unwrap();
     r.failure
         .map(|f| f.violations.into_iter().map(|v| v.invariant).collect())
         .unwrap_or_default()
@@ -399,7 +403,10 @@ fn invariants_round_trip_through_their_names() {
 #[test]
 fn list_prints_every_invariant_under_its_phase() {
     let mut out = Vec::new();
-    assert_eq!(rmapcheck::cmd::list::list(&mut out), 0);
+    assert_eq!(
+        rmapcheck::cmd::list::list(&mut out).unwrap(),
+        rmapcheck::cmd::Exit::Ok
+    );
     let out = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     for &i in Invariant::ALL {

@@ -294,7 +294,7 @@ fn interleave_subcommand() {
     };
     let run = |a: &InterleaveArgs| {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let rc = interleave(a, &mut out, &mut err);
+        let rc = rmapcheck::cmd::exit_status(interleave(a, &mut out), &mut err);
         (
             rc,
             String::from_utf8(out).unwrap(),

@@ -7,6 +7,33 @@
 use crate::world::scenario::{FileSpec, MmSpec, Scenario};
 use serde::{Deserialize, Serialize};
 
+/// Why a scope cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScopeError {
+    /// Neither a built-in name nor a file that can be read.
+    #[error(
+        "scope {spec:?}: not a built-in scope (tiny, default, contract, walkers, large) and not \
+         readable: {reason}"
+    )]
+    Unreadable { spec: String, reason: String },
+    /// The text is not a scope's TOML: `line:col: message`.
+    #[error("{0}")]
+    Syntax(String),
+    /// A value out of range or an unknown name, placed at the key it is about.
+    #[error("{line}:{col}: {message}")]
+    Invalid {
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    /// An error in the scope file `file`.
+    #[error("{file}:{error}")]
+    InFile {
+        file: String,
+        error: Box<ScopeError>,
+    },
+}
+
 /// Which calls the explorer makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -150,26 +177,30 @@ impl Scope {
     }
 
     /// A scope from a name (built in) or a TOML file path; errors read `file:line:col: ...`.
-    pub fn load(spec: &str) -> Result<Scope, String> {
+    pub fn load(spec: &str) -> Result<Scope, ScopeError> {
         if let Some(s) = Scope::builtin(spec) {
             return Ok(s);
         }
-        let text = std::fs::read_to_string(spec).map_err(|e| {
-            format!("scope {spec:?}: not a built-in scope (tiny, default, contract, walkers, large) and not readable: {e}")
+        let text = std::fs::read_to_string(spec).map_err(|e| ScopeError::Unreadable {
+            spec: spec.to_string(),
+            reason: e.to_string(),
         })?;
-        let mut s = Scope::parse(&text).map_err(|e| format!("{spec}:{e}"))?;
+        let mut s = Scope::parse(&text).map_err(|e| ScopeError::InFile {
+            file: spec.to_string(),
+            error: Box::new(e),
+        })?;
         s.source = Some(spec.to_string());
         Ok(s)
     }
 
     /// Parse and validate a scope; errors read `line:col: message`, at the key a validation
     /// error is about.
-    pub fn parse(text: &str) -> Result<Scope, String> {
-        let s: Scope = crate::toml_diag::parse(text)?;
-        s.validate().map_err(|e| {
-            let key = e.split([' ', ':']).next().unwrap_or("");
+    pub fn parse(text: &str) -> Result<Scope, ScopeError> {
+        let s: Scope = crate::toml_diag::parse(text).map_err(ScopeError::Syntax)?;
+        s.validate().map_err(|message| {
+            let key = message.split([' ', ':']).next().unwrap_or("");
             let (line, col) = locate_key(text, key);
-            format!("{line}:{col}: {e}")
+            ScopeError::Invalid { line, col, message }
         })?;
         Ok(s)
     }
@@ -218,7 +249,7 @@ impl Scope {
         if self.walkers > 8 {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }
-        crate::explore::walkers::check_kinds(&self.walker_kinds)?;
+        check_kinds(&self.walker_kinds)?;
         Ok(())
     }
 
@@ -325,4 +356,19 @@ fn locate_key(text: &str, key: &str) -> (usize, usize) {
         }
     }
     (1, 1)
+}
+
+/// Every walker kind (`walker_kinds` of a scope, `--kind` of `interleave`), in the order calls are listed.
+pub const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
+
+/// Reject unknown walker kind names.
+pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
+    for k in kinds {
+        if !WALKER_KINDS.contains(&k.as_str()) {
+            return Err(format!(
+                "unknown walker kind {k:?} (expected file, anon, flush or madv)"
+            ));
+        }
+    }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! fails. Breadth-first traces are already shortest in calls; this matters for traces that came
 //! from elsewhere (fuzzing, hand-written scenarios).
 
-use super::rerun;
+use super::replay::rerun;
 use crate::check::{Invariant, InvariantSet};
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
