@@ -6,7 +6,7 @@ use super::host::{Host, HostError, ThreadId, Value};
 use super::step::{Event, Fault, FaultKind, Step};
 use crate::lang::ast::{BinOp, UnOp};
 use crate::lang::check::zero;
-use crate::lang::program::{FuncId, Op};
+use crate::lang::program::{Field, FuncId, Op};
 use crate::lang::types::Type;
 use crate::lang::{Program, SrcLoc};
 
@@ -335,6 +335,24 @@ impl Thread {
         }
     }
 
+    /// Field `slot` of the local struct instance `v` points to, which must have layout `layout`.
+    fn local_field(
+        &mut self,
+        prog: &Program,
+        v: Value,
+        layout: u32,
+        slot: u32,
+    ) -> Result<&mut Value, Exec> {
+        let inst = self.instance(v)?;
+        if inst.layout != layout {
+            let name = prog.any_field_name(Field::Local { layout, slot });
+            return Err(runtime(format!("local struct has no field `{name}`")));
+        }
+        inst.fields
+            .get_mut(slot as usize)
+            .ok_or_else(|| runtime("local struct field out of range"))
+    }
+
     fn exec<H: Host + ?Sized>(
         &mut self,
         prog: &Program,
@@ -452,62 +470,64 @@ impl Thread {
                 fr.pc += 1;
                 local()
             }
-            Op::ReadField(f) => match top {
-                Value::Obj(..) => match host.read_field(tid, top, f) {
+            Op::ReadField(f) => match (top, *f) {
+                (Value::Obj(..), Field::Kernel(id)) => match host.read_field(tid, top, id) {
                     Ok(v) => {
                         fr.stack.pop();
                         fr.stack.push(v);
                         fr.pc += 1;
-                        Exec::Ran(true, what!("read {top}->{f} = {v}"))
+                        Exec::Ran(true, what!("read {top}->{} = {v}", prog.field_name(id)))
                     }
                     Err(e) => host_err(e),
                 },
-                Value::Local(_) => {
-                    let layout = match self.instance(top) {
-                        Ok(i) => i.layout,
+                (Value::Local(_), Field::Local { layout, slot }) => {
+                    let v = match self.local_field(prog, top, layout, slot) {
+                        Ok(p) => *p,
                         Err(e) => return e,
                     };
-                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
-                        return runtime(format!("local struct has no field `{f}`"));
-                    };
-                    let v = self.heap[top_index(top)].fields[idx];
                     let fr = self.frames.last_mut().expect("frame");
                     fr.stack.pop();
                     fr.stack.push(v);
                     fr.pc += 1;
                     local()
                 }
-                Value::Null => runtime(format!("NULL pointer dereference reading `->{f}`")),
-                other => runtime(format!(
-                    "reading `->{f}` of {other}, which is not a pointer"
+                (Value::Null, _) => runtime(format!(
+                    "NULL pointer dereference reading `->{}`",
+                    prog.any_field_name(*f)
+                )),
+                (other, _) => runtime(format!(
+                    "reading `->{}` of {other}, which is not a pointer",
+                    prog.any_field_name(*f)
                 )),
             },
-            Op::WriteField(f) => match second {
-                Value::Obj(..) => match host.write_field(tid, second, f, top) {
-                    Ok(()) => {
-                        fr.stack.truncate(n - 2);
-                        fr.pc += 1;
-                        Exec::Ran(true, what!("{second}->{f} = {top}"))
+            Op::WriteField(f) => match (second, *f) {
+                (Value::Obj(..), Field::Kernel(id)) => {
+                    match host.write_field(tid, second, id, top) {
+                        Ok(()) => {
+                            fr.stack.truncate(n - 2);
+                            fr.pc += 1;
+                            Exec::Ran(true, what!("{second}->{} = {top}", prog.field_name(id)))
+                        }
+                        Err(e) => host_err(e),
                     }
-                    Err(e) => host_err(e),
-                },
-                Value::Local(_) => {
-                    let layout = match self.instance(second) {
-                        Ok(i) => i.layout,
+                }
+                (Value::Local(_), Field::Local { layout, slot }) => {
+                    match self.local_field(prog, second, layout, slot) {
+                        Ok(p) => *p = top,
                         Err(e) => return e,
-                    };
-                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
-                        return runtime(format!("local struct has no field `{f}`"));
-                    };
-                    self.heap[top_index(second)].fields[idx] = top;
+                    }
                     let fr = self.frames.last_mut().expect("frame");
                     fr.stack.truncate(n - 2);
                     fr.pc += 1;
                     local()
                 }
-                Value::Null => runtime(format!("NULL pointer dereference writing `->{f}`")),
-                other => runtime(format!(
-                    "writing `->{f}` of {other}, which is not a pointer"
+                (Value::Null, _) => runtime(format!(
+                    "NULL pointer dereference writing `->{}`",
+                    prog.any_field_name(*f)
+                )),
+                (other, _) => runtime(format!(
+                    "writing `->{}` of {other}, which is not a pointer",
+                    prog.any_field_name(*f)
                 )),
             },
             Op::ZeroStruct(s) => {
@@ -523,18 +543,18 @@ impl Thread {
                 }
                 local()
             }
-            Op::Builtin(name, argc) => {
+            Op::Builtin(id, argc) => {
                 let argc = *argc as usize;
                 if argc > n {
                     return runtime("operand stack underflow");
                 }
-                match host.call(tid, name, &fr.stack[n - argc..]) {
+                match host.call(tid, *id, &fr.stack[n - argc..]) {
                     Ok(v) => {
                         let mut what = String::new();
                         if describe {
                             let args: Vec<String> =
                                 fr.stack[n - argc..].iter().map(|a| a.to_string()).collect();
-                            what = format!("{name}({})", args.join(", "));
+                            what = format!("{}({})", prog.builtin_name(*id), args.join(", "));
                             if v != Value::Void {
                                 what.push_str(&format!(" = {v}"));
                             }
@@ -549,9 +569,9 @@ impl Thread {
             }
             Op::ListFirst(list) | Op::ListLast(list) => match top {
                 Value::Obj(..) => match if matches!(op, Op::ListLast(_)) {
-                    host.list_last(tid, top, list)
+                    host.list_last(tid, top, *list)
                 } else {
-                    host.list_first(tid, top, list)
+                    host.list_first(tid, top, *list)
                 } {
                     Ok(v) => {
                         fr.stack.pop();
@@ -562,17 +582,21 @@ impl Thread {
                         } else {
                             "list_first"
                         };
-                        Exec::Ran(true, what!("{f}({top}->{list}) = {v}"))
+                        let l = prog.field_name(*list);
+                        Exec::Ran(true, what!("{f}({top}->{l}) = {v}"))
                     }
                     Err(e) => host_err(e),
                 },
-                Value::Null => runtime(format!("NULL pointer dereference: list head `->{list}`")),
+                Value::Null => runtime(format!(
+                    "NULL pointer dereference: list head `->{}`",
+                    prog.field_name(*list)
+                )),
                 other => runtime(format!("list head {other} is not a kernel object")),
             },
             Op::ListNext(list) | Op::ListPrev(list) => match if matches!(op, Op::ListPrev(_)) {
-                host.list_prev(tid, second, list, top)
+                host.list_prev(tid, second, *list, top)
             } else {
-                host.list_next(tid, second, list, top)
+                host.list_next(tid, second, *list, top)
             } {
                 Ok(v) => {
                     fr.stack.truncate(n.saturating_sub(2));
@@ -583,7 +607,8 @@ impl Thread {
                     } else {
                         "list_next"
                     };
-                    Exec::Ran(true, what!("{f}({second}->{list}, {top}) = {v}"))
+                    let l = prog.field_name(*list);
+                    Exec::Ran(true, what!("{f}({second}->{l}, {top}) = {v}"))
                 }
                 Err(e) => host_err(e),
             },
@@ -616,12 +641,5 @@ impl Thread {
                 }
             }
         }
-    }
-}
-
-fn top_index(v: Value) -> usize {
-    match v {
-        Value::Local(i) => i as usize,
-        _ => usize::MAX,
     }
 }
