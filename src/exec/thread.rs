@@ -3,25 +3,28 @@
 //! compare and hash them between steps.
 
 use super::host::{Host, HostError, ThreadId, Value};
+use super::local::{binary, run_local};
 use super::step::{Event, Fault, FaultKind, Step};
-use crate::lang::ast::{BinOp, UnOp};
 use crate::lang::check::zero;
-use crate::lang::program::{FuncId, Op};
+use crate::lang::program::{Field, FuncId, Op};
 use crate::lang::types::Type;
 use crate::lang::{Program, SrcLoc};
 
 /// Deepest call nesting before a [`FaultKind::StackOverflow`].
 pub const MAX_CALL_DEPTH: usize = 64;
 
+/// Operand stack capacity a frame starts with.
+const STACK_ROOM: usize = 8;
+
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
 pub const MAX_LOCAL_RUN: u64 = 1_000_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Frame {
+pub(super) struct Frame {
     func: FuncId,
-    pc: u32,
-    locals: Vec<Value>,
-    stack: Vec<Value>,
+    pub(super) pc: u32,
+    pub(super) locals: Vec<Value>,
+    pub(super) stack: Vec<Value>,
     /// Heap length when the frame started; its struct instances live above it.
     heap_base: u32,
 }
@@ -69,14 +72,6 @@ fn runtime(msg: impl Into<String>) -> Exec {
     Exec::Fault(FaultKind::Runtime, msg.into())
 }
 
-fn as_int(v: Value) -> i64 {
-    match v {
-        Value::Int(i) => i,
-        Value::Bool(b) => b as i64,
-        _ => 0,
-    }
-}
-
 /// Whether `v` may be passed where `t` is expected, converted to the slot's representation.
 fn fit(t: &Type, v: Value) -> Option<Value> {
     match (t, v) {
@@ -87,43 +82,6 @@ fn fit(t: &Type, v: Value) -> Option<Value> {
         (Type::Ptr(tag), Value::Obj(k, _)) if k.struct_tag() == tag => Some(v),
         _ => None,
     }
-}
-
-fn binary(op: BinOp, a: Value, b: Value) -> Result<Value, Exec> {
-    use BinOp::*;
-    if matches!(op, Eq | Ne) {
-        let same = match (a, b) {
-            (Value::Int(_) | Value::Bool(_), Value::Int(_) | Value::Bool(_)) => {
-                as_int(a) == as_int(b)
-            }
-            _ => a == b,
-        };
-        return Ok(Value::Bool(same == (op == Eq)));
-    }
-    let (x, y) = (as_int(a), as_int(b));
-    Ok(match op {
-        Mul => Value::Int(x.wrapping_mul(y)),
-        Div | Rem if y == 0 => return Err(runtime("division by zero")),
-        Div => Value::Int(x.wrapping_div(y)),
-        Rem => Value::Int(x.wrapping_rem(y)),
-        Add => Value::Int(x.wrapping_add(y)),
-        Sub => Value::Int(x.wrapping_sub(y)),
-        Shl | Shr if !(0..64).contains(&y) => {
-            return Err(runtime(format!("shift by {y} is out of range")))
-        }
-        Shl => Value::Int(x << y),
-        Shr => Value::Int(x >> y),
-        Lt => Value::Bool(x < y),
-        Le => Value::Bool(x <= y),
-        Gt => Value::Bool(x > y),
-        Ge => Value::Bool(x >= y),
-        BitAnd => Value::Int(x & y),
-        BitXor => Value::Int(x ^ y),
-        BitOr => Value::Int(x | y),
-        And => Value::Bool(a.truthy() && b.truthy()),
-        Or => Value::Bool(a.truthy() || b.truthy()),
-        Eq | Ne => unreachable!("handled above"),
-    })
 }
 
 impl Thread {
@@ -159,15 +117,15 @@ impl Thread {
             outcome: None,
             describe: true,
         };
-        t.push_frame(prog, id, fitted);
+        t.push_frame(prog, id, &fitted);
         Ok(t)
     }
 
-    fn push_frame(&mut self, prog: &Program, id: FuncId, args: Vec<Value>) {
+    fn push_frame(&mut self, prog: &Program, id: FuncId, args: &[Value]) {
         let f = prog.func(id);
         let mut locals = f.slot_init.clone();
         for (slot, v) in locals.iter_mut().zip(args) {
-            *slot = v;
+            *slot = *v;
         }
         let heap_base = self.heap.len() as u32;
         for &(slot, layout) in &f.struct_slots {
@@ -183,7 +141,8 @@ impl Thread {
             func: id,
             pc: 0,
             locals,
-            stack: Vec::new(),
+            // room for the operand stack of most functions, so that it does not grow step by step
+            stack: Vec::with_capacity(STACK_ROOM),
             heap_base,
         });
     }
@@ -270,6 +229,19 @@ impl Thread {
     ) -> Step {
         let mut local = 0u64;
         loop {
+            // purely local instructions back to back, without a step each; the one that
+            // reaches the bound goes through `step`, which reports it
+            if self.outcome.is_none() {
+                if let Some(fr) = self.frames.last_mut() {
+                    let code = &prog.func(fr.func).code;
+                    while local + 1 < MAX_LOCAL_RUN {
+                        match code.get(fr.pc as usize) {
+                            Some(i) if run_local(fr, &i.op) => local += 1,
+                            _ => break,
+                        }
+                    }
+                }
+            }
             match self.step(prog, host, tid) {
                 Step::Ran(ev) if !ev.shared => {
                     local += 1;
@@ -335,6 +307,24 @@ impl Thread {
         }
     }
 
+    /// Field `slot` of the local struct instance `v` points to, which must have layout `layout`.
+    fn local_field(
+        &mut self,
+        prog: &Program,
+        v: Value,
+        layout: u32,
+        slot: u32,
+    ) -> Result<&mut Value, Exec> {
+        let inst = self.instance(v)?;
+        if inst.layout != layout {
+            let name = prog.any_field_name(Field::Local { layout, slot });
+            return Err(runtime(format!("local struct has no field `{name}`")));
+        }
+        inst.fields
+            .get_mut(slot as usize)
+            .ok_or_else(|| runtime("local struct field out of range"))
+    }
+
     fn exec<H: Host + ?Sized>(
         &mut self,
         prog: &Program,
@@ -362,81 +352,25 @@ impl Thread {
         let top = fr.stack.last().copied().unwrap_or(Value::Void);
         let second = if n >= 2 { fr.stack[n - 2] } else { Value::Void };
         let local = || Exec::Ran(false, String::new());
+        if run_local(fr, op) {
+            return local();
+        }
         match op {
-            Op::Const(v) => {
-                fr.stack.push(*v);
-                fr.pc += 1;
-                local()
-            }
-            Op::Load(s) => {
-                let v = fr.locals.get(*s as usize).copied().unwrap_or(Value::Void);
-                fr.stack.push(v);
-                fr.pc += 1;
-                local()
-            }
-            Op::Store(s) => {
-                let v = fr.stack.pop().unwrap_or(Value::Void);
-                if let Some(slot) = fr.locals.get_mut(*s as usize) {
-                    *slot = v;
-                }
-                fr.pc += 1;
-                local()
-            }
-            Op::Pop => {
-                fr.stack.pop();
-                fr.pc += 1;
-                local()
-            }
-            Op::Dup => {
-                fr.stack.push(top);
-                fr.pc += 1;
-                local()
-            }
-            Op::Truth => {
-                fr.stack.pop();
-                fr.stack.push(Value::Bool(top.truthy()));
-                fr.pc += 1;
-                local()
-            }
-            Op::ToInt => {
-                fr.stack.pop();
-                fr.stack.push(Value::Int(as_int(top)));
-                fr.pc += 1;
-                local()
-            }
-            Op::Unary(u) => {
-                let v = match u {
-                    UnOp::Not => Value::Bool(!top.truthy()),
-                    UnOp::Neg => Value::Int(as_int(top).wrapping_neg()),
-                    UnOp::BitNot => Value::Int(!as_int(top)),
-                };
-                fr.stack.pop();
-                fr.stack.push(v);
-                fr.pc += 1;
-                local()
-            }
+            Op::Const(_)
+            | Op::Load(_)
+            | Op::Store(_)
+            | Op::Pop
+            | Op::Dup
+            | Op::Truth
+            | Op::ToInt
+            | Op::Unary(_)
+            | Op::Jump(_)
+            | Op::JumpIfFalse(_) => unreachable!("run_local runs every purely local instruction"),
+            // what run_local leaves of the purely local instructions: a failing operator
             Op::Binary(b) => match binary(*b, second, top) {
-                Ok(v) => {
-                    fr.stack.truncate(n.saturating_sub(2));
-                    fr.stack.push(v);
-                    fr.pc += 1;
-                    local()
-                }
-                Err(e) => e,
+                Ok(_) => unreachable!("run_local runs every binary operator that succeeds"),
+                Err(m) => runtime(m),
             },
-            Op::Jump(t) => {
-                fr.pc = *t;
-                local()
-            }
-            Op::JumpIfFalse(t) => {
-                fr.stack.pop();
-                if top.truthy() {
-                    fr.pc += 1;
-                } else {
-                    fr.pc = *t;
-                }
-                local()
-            }
             Op::Warn { macro_name, cond } => {
                 if top.truthy() {
                     return Exec::Fault(
@@ -452,62 +386,64 @@ impl Thread {
                 fr.pc += 1;
                 local()
             }
-            Op::ReadField(f) => match top {
-                Value::Obj(..) => match host.read_field(tid, top, f) {
+            Op::ReadField(f) => match (top, *f) {
+                (Value::Obj(..), Field::Kernel(id)) => match host.read_field(tid, top, id) {
                     Ok(v) => {
                         fr.stack.pop();
                         fr.stack.push(v);
                         fr.pc += 1;
-                        Exec::Ran(true, what!("read {top}->{f} = {v}"))
+                        Exec::Ran(true, what!("read {top}->{} = {v}", prog.field_name(id)))
                     }
                     Err(e) => host_err(e),
                 },
-                Value::Local(_) => {
-                    let layout = match self.instance(top) {
-                        Ok(i) => i.layout,
+                (Value::Local(_), Field::Local { layout, slot }) => {
+                    let v = match self.local_field(prog, top, layout, slot) {
+                        Ok(p) => *p,
                         Err(e) => return e,
                     };
-                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
-                        return runtime(format!("local struct has no field `{f}`"));
-                    };
-                    let v = self.heap[top_index(top)].fields[idx];
                     let fr = self.frames.last_mut().expect("frame");
                     fr.stack.pop();
                     fr.stack.push(v);
                     fr.pc += 1;
                     local()
                 }
-                Value::Null => runtime(format!("NULL pointer dereference reading `->{f}`")),
-                other => runtime(format!(
-                    "reading `->{f}` of {other}, which is not a pointer"
+                (Value::Null, _) => runtime(format!(
+                    "NULL pointer dereference reading `->{}`",
+                    prog.any_field_name(*f)
+                )),
+                (other, _) => runtime(format!(
+                    "reading `->{}` of {other}, which is not a pointer",
+                    prog.any_field_name(*f)
                 )),
             },
-            Op::WriteField(f) => match second {
-                Value::Obj(..) => match host.write_field(tid, second, f, top) {
-                    Ok(()) => {
-                        fr.stack.truncate(n - 2);
-                        fr.pc += 1;
-                        Exec::Ran(true, what!("{second}->{f} = {top}"))
+            Op::WriteField(f) => match (second, *f) {
+                (Value::Obj(..), Field::Kernel(id)) => {
+                    match host.write_field(tid, second, id, top) {
+                        Ok(()) => {
+                            fr.stack.truncate(n - 2);
+                            fr.pc += 1;
+                            Exec::Ran(true, what!("{second}->{} = {top}", prog.field_name(id)))
+                        }
+                        Err(e) => host_err(e),
                     }
-                    Err(e) => host_err(e),
-                },
-                Value::Local(_) => {
-                    let layout = match self.instance(second) {
-                        Ok(i) => i.layout,
+                }
+                (Value::Local(_), Field::Local { layout, slot }) => {
+                    match self.local_field(prog, second, layout, slot) {
+                        Ok(p) => *p = top,
                         Err(e) => return e,
-                    };
-                    let Some(idx) = prog.structs()[layout as usize].field_index(f) else {
-                        return runtime(format!("local struct has no field `{f}`"));
-                    };
-                    self.heap[top_index(second)].fields[idx] = top;
+                    }
                     let fr = self.frames.last_mut().expect("frame");
                     fr.stack.truncate(n - 2);
                     fr.pc += 1;
                     local()
                 }
-                Value::Null => runtime(format!("NULL pointer dereference writing `->{f}`")),
-                other => runtime(format!(
-                    "writing `->{f}` of {other}, which is not a pointer"
+                (Value::Null, _) => runtime(format!(
+                    "NULL pointer dereference writing `->{}`",
+                    prog.any_field_name(*f)
+                )),
+                (other, _) => runtime(format!(
+                    "writing `->{}` of {other}, which is not a pointer",
+                    prog.any_field_name(*f)
                 )),
             },
             Op::ZeroStruct(s) => {
@@ -523,18 +459,18 @@ impl Thread {
                 }
                 local()
             }
-            Op::Builtin(name, argc) => {
+            Op::Builtin(id, argc) => {
                 let argc = *argc as usize;
                 if argc > n {
                     return runtime("operand stack underflow");
                 }
-                match host.call(tid, name, &fr.stack[n - argc..]) {
+                match host.call(tid, *id, &fr.stack[n - argc..]) {
                     Ok(v) => {
                         let mut what = String::new();
                         if describe {
                             let args: Vec<String> =
                                 fr.stack[n - argc..].iter().map(|a| a.to_string()).collect();
-                            what = format!("{name}({})", args.join(", "));
+                            what = format!("{}({})", prog.builtin_name(*id), args.join(", "));
                             if v != Value::Void {
                                 what.push_str(&format!(" = {v}"));
                             }
@@ -549,9 +485,9 @@ impl Thread {
             }
             Op::ListFirst(list) | Op::ListLast(list) => match top {
                 Value::Obj(..) => match if matches!(op, Op::ListLast(_)) {
-                    host.list_last(tid, top, list)
+                    host.list_last(tid, top, *list)
                 } else {
-                    host.list_first(tid, top, list)
+                    host.list_first(tid, top, *list)
                 } {
                     Ok(v) => {
                         fr.stack.pop();
@@ -562,17 +498,21 @@ impl Thread {
                         } else {
                             "list_first"
                         };
-                        Exec::Ran(true, what!("{f}({top}->{list}) = {v}"))
+                        let l = prog.field_name(*list);
+                        Exec::Ran(true, what!("{f}({top}->{l}) = {v}"))
                     }
                     Err(e) => host_err(e),
                 },
-                Value::Null => runtime(format!("NULL pointer dereference: list head `->{list}`")),
+                Value::Null => runtime(format!(
+                    "NULL pointer dereference: list head `->{}`",
+                    prog.field_name(*list)
+                )),
                 other => runtime(format!("list head {other} is not a kernel object")),
             },
             Op::ListNext(list) | Op::ListPrev(list) => match if matches!(op, Op::ListPrev(_)) {
-                host.list_prev(tid, second, list, top)
+                host.list_prev(tid, second, *list, top)
             } else {
-                host.list_next(tid, second, list, top)
+                host.list_next(tid, second, *list, top)
             } {
                 Ok(v) => {
                     fr.stack.truncate(n.saturating_sub(2));
@@ -583,7 +523,8 @@ impl Thread {
                     } else {
                         "list_next"
                     };
-                    Exec::Ran(true, what!("{f}({second}->{list}, {top}) = {v}"))
+                    let l = prog.field_name(*list);
+                    Exec::Ran(true, what!("{f}({second}->{l}, {top}) = {v}"))
                 }
                 Err(e) => host_err(e),
             },
@@ -598,8 +539,16 @@ impl Thread {
                 if argc > n {
                     return runtime("operand stack underflow");
                 }
-                let args = fr.stack.split_off(n - argc);
-                self.push_frame(prog, *id, args);
+                // the arguments go straight from the caller's stack into the callee's locals
+                let mut args = [Value::Void; 8];
+                if argc <= args.len() {
+                    args[..argc].copy_from_slice(&fr.stack[n - argc..]);
+                    fr.stack.truncate(n - argc);
+                    self.push_frame(prog, *id, &args[..argc]);
+                } else {
+                    let args = fr.stack.split_off(n - argc);
+                    self.push_frame(prog, *id, &args);
+                }
                 Exec::Ran(false, what!("call {}", prog.func_sig(*id).name))
             }
             Op::Return => {
@@ -616,12 +565,5 @@ impl Thread {
                 }
             }
         }
-    }
-}
-
-fn top_index(v: Value) -> usize {
-    match v {
-        Value::Local(i) => i as usize,
-        _ => usize::MAX,
     }
 }

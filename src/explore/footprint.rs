@@ -186,14 +186,15 @@ pub fn builtin_footprint(name: &str) -> Footprint {
 }
 
 /// The classes one instruction touches when it reaches the world (empty for local ones).
-pub fn op_footprint(op: &Op) -> Footprint {
+pub fn op_footprint(prog: &Program, op: &Op) -> Footprint {
     match op {
-        Op::ReadField(f) => field_class(f)
+        // by name, local struct fields included, as the footprints were first defined
+        Op::ReadField(f) => field_class(prog.any_field_name(*f))
             .map(|c| (c, Mode::Read))
             .into_iter()
             .collect(),
         Op::WriteField(f) => {
-            let mut fp: Footprint = field_class(f)
+            let mut fp: Footprint = field_class(prog.any_field_name(*f))
                 .map(|c| (c, Mode::Write))
                 .into_iter()
                 .collect();
@@ -207,7 +208,7 @@ pub fn op_footprint(op: &Op) -> Footprint {
             }
             fp
         }
-        Op::Builtin(name, _) => builtin_footprint(name),
+        Op::Builtin(id, _) => builtin_footprint(prog.builtin_name(*id)),
         Op::ListFirst(_) | Op::ListNext(_) | Op::ListLast(_) | Op::ListPrev(_) => {
             [(Class::AnonChain, Mode::Read)].into_iter().collect()
         }
@@ -228,7 +229,7 @@ pub fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
             if let Op::Call(g, _) = &i.op {
                 todo.push(*g);
             }
-            out.extend(op_footprint(&i.op));
+            out.extend(op_footprint(prog, &i.op));
         }
     }
     out

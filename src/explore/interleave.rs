@@ -176,7 +176,7 @@ pub fn step_thread(
         Step::Ran(ev) => {
             let fp = n.threads[tid]
                 .last_op(prog)
-                .map(op_footprint)
+                .map(|op| op_footprint(prog, op))
                 .unwrap_or_default();
             (
                 IStep {

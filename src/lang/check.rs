@@ -4,9 +4,9 @@
 //! diagnostics.
 
 use super::ast::{BinOp, TypeName};
-use super::program::{FuncSig, LocalStruct};
-use super::types::{Schema, Type};
-use crate::value::Value;
+use super::program::{Field, FuncSig, LocalStruct};
+use super::types::{BuiltinId, FieldId, Schema, Type};
+use crate::value::{ObjKind, Value};
 use std::collections::BTreeMap;
 
 /// The static type of an expression: a scalar [`Type`], or a model-local struct value.
@@ -103,39 +103,56 @@ impl Names<'_> {
         })
     }
 
-    /// The type of `tag`'s field `field` and whether a model may assign to it.
-    pub fn field(&self, tag: &str, field: &str) -> Result<(Type, bool), String> {
+    /// The type of `tag`'s field `field`, whether a model may assign to it, and the field as
+    /// the compiled program names it (resolved here, once).
+    pub fn field(&self, tag: &str, field: &str) -> Result<(Type, bool, Field), String> {
         if let Some(fields) = self.schema.structs.get(tag) {
-            return fields
-                .iter()
-                .find(|f| f.name == field)
-                .map(|f| (f.ty.clone(), f.writable))
-                .ok_or_else(|| format!("struct `{tag}` has no field `{field}`"));
+            let Some(index) = fields.iter().position(|f| f.name == field) else {
+                return Err(format!("struct `{tag}` has no field `{field}`"));
+            };
+            let Some(kind) = ObjKind::from_struct_tag(tag) else {
+                return Err(format!(
+                    "kernel struct `{tag}` is not an object the world models"
+                ));
+            };
+            let f = &fields[index];
+            let id = FieldId {
+                kind,
+                index: index as u16,
+            };
+            return Ok((f.ty.clone(), f.writable, Field::Kernel(id)));
         }
-        if let Some((_, s)) = self.structs.get(tag) {
+        if let Some((layout, s)) = self.structs.get(tag) {
             return s
                 .fields
                 .iter()
-                .find(|(n, _)| n == field)
-                .map(|(_, t)| (t.clone(), true))
+                .position(|(n, _)| n == field)
+                .map(|slot| {
+                    let f = Field::Local {
+                        layout: *layout,
+                        slot: slot as u32,
+                    };
+                    (s.fields[slot].1.clone(), true, f)
+                })
                 .ok_or_else(|| format!("struct `{tag}` has no field `{field}`"));
         }
         Err(format!("unknown struct `{tag}`"))
     }
 
-    /// Parameter types and return type of a model function or builtin.
-    pub fn callee(&self, name: &str) -> Option<(Vec<Type>, Type, bool)> {
+    /// Parameter types, return type, and (for a builtin) the builtin's id, of a model function
+    /// or builtin.
+    pub fn callee(&self, name: &str) -> Option<(Vec<Type>, Type, Option<BuiltinId>)> {
         if let Some(sig) = self.funcs.get(name) {
             return Some((
                 sig.params.iter().map(|(_, t)| t.clone()).collect(),
                 sig.ret.clone(),
-                false,
+                None,
             ));
         }
         self.schema
             .builtins
             .get(name)
-            .map(|b| (b.params.clone(), b.ret.clone(), true))
+            .map(|b| (b.params.clone(), b.ret.clone(), Some(b.id)))
     }
 }
 

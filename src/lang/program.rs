@@ -4,7 +4,7 @@
 use super::ast::{BinOp, UnOp};
 use super::diag::{SourceMap, SrcLoc};
 use super::lexer::{lex, Tok};
-use super::types::Type;
+use super::types::{BuiltinId, FieldId, Type};
 use crate::value::Value;
 use std::collections::BTreeMap;
 
@@ -12,7 +12,20 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);
 
-/// One step of a compiled function. The interpreter keeps an operand stack per frame; "pops"
+/// A field access resolved at load time: a kernel object's field (through the host) or a slot
+/// of a model-local struct instance (in the thread's own heap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    Kernel(FieldId),
+    /// Field `slot` of local struct layout `layout` (an index into [`Program::structs`]).
+    Local {
+        layout: u32,
+        slot: u32,
+    },
+}
+
+/// One step of a compiled function. Names are resolved when the model is loaded: fields,
+/// builtins and lists are ids, and [`Program`] turns them back into names for traces. The interpreter keeps an operand stack per frame; "pops"
 /// and "pushes" below refer to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -27,9 +40,9 @@ pub enum Op {
     /// Duplicates the top value.
     Dup,
     /// Pops a pointer, pushes `ptr->field`. Touches the world when the pointer is a kernel object.
-    ReadField(String),
+    ReadField(Field),
     /// Pops a value, then a pointer, and performs `ptr->field = value`.
-    WriteField(String),
+    WriteField(Field),
     Unary(UnOp),
     /// Pops `b` then `a`, pushes `a op b` (never `&&`/`||`, which compile to jumps).
     Binary(BinOp),
@@ -43,17 +56,17 @@ pub enum Op {
     /// Calls a model function with the top `argc` values as arguments.
     Call(FuncId, u32),
     /// Calls a builtin of the world with the top `argc` values as arguments; pushes its result.
-    Builtin(String, u32),
+    Builtin(BuiltinId, u32),
     /// Pops the return value and leaves the function.
     Return,
     /// Pops a list head object, pushes the first entry of `head->list` (or NULL).
-    ListFirst(String),
+    ListFirst(FieldId),
     /// Pops the current entry, then the head; pushes the next entry (or NULL).
-    ListNext(String),
+    ListNext(FieldId),
     /// Pops a list head object, pushes the last entry of `head->list` (or NULL).
-    ListLast(String),
+    ListLast(FieldId),
     /// Pops the current entry, then the head; pushes the previous entry (or NULL).
-    ListPrev(String),
+    ListPrev(FieldId),
     /// Pops a condition: when true the run stops with an assertion fault; otherwise pushes false.
     Warn {
         macro_name: String,
@@ -140,6 +153,11 @@ pub struct Program {
     pub(crate) structs: Vec<LocalStruct>,
     pub(crate) defines: BTreeMap<String, i64>,
     pub(crate) sources: SourceMap,
+    /// Field names of each kernel object kind, in schema order (indexed by `ObjKind as usize`
+    /// and [`FieldId::index`]), for rendering.
+    pub(crate) kernel_fields: Vec<Vec<String>>,
+    /// Builtin names by [`BuiltinId`], for rendering.
+    pub(crate) builtin_names: Vec<String>,
 }
 
 impl Program {
@@ -161,6 +179,33 @@ impl Program {
     /// Names of all functions, sorted.
     pub fn function_names(&self) -> impl Iterator<Item = &str> {
         self.by_name.keys().map(|s| s.as_str())
+    }
+
+    /// The name of a kernel field (`vm_start`), for traces and messages.
+    pub fn field_name(&self, id: FieldId) -> &str {
+        self.kernel_fields
+            .get(id.kind as usize)
+            .and_then(|f| f.get(id.index as usize))
+            .map_or("?", |s| s.as_str())
+    }
+
+    /// The name of a field access of either kind.
+    pub fn any_field_name(&self, f: Field) -> &str {
+        match f {
+            Field::Kernel(id) => self.field_name(id),
+            Field::Local { layout, slot } => self
+                .structs
+                .get(layout as usize)
+                .and_then(|s| s.fields.get(slot as usize))
+                .map_or("?", |(n, _)| n.as_str()),
+        }
+    }
+
+    /// The name of a builtin, for traces and messages.
+    pub fn builtin_name(&self, id: BuiltinId) -> &str {
+        self.builtin_names
+            .get(id.0 as usize)
+            .map_or("?", |s| s.as_str())
     }
 
     /// Model-local struct layouts.

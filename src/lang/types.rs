@@ -1,6 +1,7 @@
 //! Static types of the model language and the schema of kernel structs and builtins that a world
 //! offers to models. The type checker reads the schema; the world fills it in.
 
+use crate::value::ObjKind;
 use std::collections::BTreeMap;
 
 /// A static type in a model file.
@@ -42,15 +43,32 @@ pub struct FieldDef {
     pub writable: bool,
 }
 
+/// A kernel struct field resolved at load time: the kind of object it belongs to and its
+/// position in that struct's field list in the [`Schema`] (which the world builds from its own
+/// per-object field table, so the position is also the row of that table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldId {
+    pub kind: ObjKind,
+    pub index: u16,
+}
+
+/// A builtin resolved at load time: [`BuiltinSig::id`], the row of the world's builtin table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BuiltinId(pub u16);
+
 /// Signature of a builtin (a kernel function the world implements natively).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuiltinSig {
+    /// What compiled calls name it by; the host receives it instead of the name.
+    pub id: BuiltinId,
     pub name: String,
     pub params: Vec<Type>,
     pub ret: Type,
 }
 
-/// What a world offers to models: kernel structs with their fields, and builtins.
+/// What a world offers to models: kernel structs with their fields, and builtins. A field is
+/// resolved to a [`FieldId`] (its struct's kind and its position in the struct's list) and a
+/// builtin to its [`BuiltinSig::id`]; a host is handed those, never names.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     /// struct tag -> fields, e.g. "vm_area_struct" -> [vm_start, vm_end, ...].

@@ -1,180 +1,116 @@
-//! The schema models are checked against: the kernel structs the world exposes (fields, types,
-//! whether a model may write them) and every builtin with its C signature.
+//! The schema models are checked against, built from the world's own tables: the fields of each
+//! kernel object (`builtins/fields.rs`: name, type, reader, writer) and the builtins
+//! (`builtins/table.rs`: name, signature, implementation). A field's id is its row in its
+//! object's table and a builtin's id its row in the builtin table, so the type checker, the
+//! compiled program and the world agree on them by construction.
 
+use super::builtins::{fields_of, BUILTINS};
+use crate::exec::host::{BuiltinId, FieldId, ObjKind};
 use crate::lang::types::{BuiltinSig, FieldDef, Schema, Type};
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
-fn p(tag: &str) -> Type {
-    Type::Ptr(tag.to_string())
+/// A type in the world's tables (they are constants, so pointers name an object kind).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    Void,
+    Int,
+    Bool,
+    Ptr(ObjKind),
 }
 
-const VMA: &str = "vm_area_struct";
-const MM: &str = "mm_struct";
-const FILE: &str = "file";
-const MAPPING: &str = "address_space";
-const AV: &str = "anon_vma";
-const AVC: &str = "anon_vma_chain";
-
-/// (struct, field, type, writable)
-fn fields() -> Vec<(&'static str, &'static str, Type, bool)> {
-    vec![
-        (VMA, "vm_start", Type::Int, true),
-        (VMA, "vm_end", Type::Int, true),
-        (VMA, "vm_pgoff", Type::Int, true),
-        (VMA, "vm_anon_pgoff", Type::Int, true),
-        (VMA, "vm_flags", Type::Int, true),
-        (VMA, "vm_file", p(FILE), true),
-        (VMA, "vm_mm", p(MM), true),
-        (VMA, "anon_vma", p(AV), true),
-        // list head, only walked with list_for_each_entry*(); reading it as a value faults
-        (VMA, "anon_vma_chain", Type::Int, false),
-        (FILE, "f_mapping", p(MAPPING), false),
-        (AV, "root", p(AV), true),
-        (AV, "parent", p(AV), true),
-        (AV, "refcount", Type::Int, false),
-        (AV, "num_children", Type::Int, true),
-        (AV, "num_active_vmas", Type::Int, true),
-        (AVC, "vma", p(VMA), true),
-        (AVC, "anon_vma", p(AV), true),
-        (AVC, "cached_vma_start", Type::Int, true),
-        (AVC, "cached_vma_last", Type::Int, true),
-        (MM, "map_count", Type::Int, true),
-    ]
+impl Ty {
+    /// The type checker's type.
+    pub(crate) fn to_type(self) -> Type {
+        match self {
+            Ty::Void => Type::Void,
+            Ty::Int => Type::Int,
+            Ty::Bool => Type::Bool,
+            Ty::Ptr(k) => Type::Ptr(k.struct_tag().to_string()),
+        }
+    }
 }
 
-/// (name, params, return)
-fn builtins() -> Vec<(&'static str, Vec<Type>, Type)> {
-    use Type::{Bool, Int, Void};
-    vec![
-        // file rmap tree (mm/interval_tree.c)
-        ("mapping_rmap_tree_insert", vec![p(VMA), p(MAPPING)], Void),
-        (
-            "mapping_rmap_tree_insert_after",
-            vec![p(VMA), p(VMA), p(MAPPING)],
-            Void,
-        ),
-        ("mapping_rmap_tree_remove", vec![p(VMA), p(MAPPING)], Void),
-        ("mapping_rmap_tree_propagate", vec![p(VMA)], Void),
-        (
-            "mapping_rmap_tree_iter_first",
-            vec![p(MAPPING), Int, Int],
-            p(VMA),
-        ),
-        (
-            "mapping_rmap_tree_iter_next",
-            vec![p(VMA), Int, Int],
-            p(VMA),
-        ),
-        // anon rmap tree
-        ("anon_rmap_tree_insert", vec![p(AVC), p(AV)], Void),
-        ("anon_rmap_tree_remove", vec![p(AVC), p(AV)], Void),
-        ("anon_rmap_tree_propagate", vec![p(AVC)], Void),
-        ("anon_rmap_tree_iter_first", vec![p(AV), Int, Int], p(AVC)),
-        ("anon_rmap_tree_iter_next", vec![p(AVC), Int, Int], p(AVC)),
-        ("anon_rmap_tree_empty", vec![p(AV)], Bool),
-        // rmap locks
-        ("i_mmap_lock_write", vec![p(MAPPING)], Void),
-        ("i_mmap_unlock_write", vec![p(MAPPING)], Void),
-        ("i_mmap_lock_read", vec![p(MAPPING)], Void),
-        ("i_mmap_unlock_read", vec![p(MAPPING)], Void),
-        ("flush_dcache_mmap_lock", vec![p(MAPPING)], Void),
-        ("flush_dcache_mmap_unlock", vec![p(MAPPING)], Void),
-        ("anon_vma_lock_write", vec![p(AV)], Void),
-        ("anon_vma_unlock_write", vec![p(AV)], Void),
-        ("anon_vma_lock_read", vec![p(AV)], Void),
-        ("anon_vma_unlock_read", vec![p(AV)], Void),
-        // mmap lock and per-VMA locks
-        ("mmap_write_lock", vec![p(MM)], Void),
-        ("mmap_write_unlock", vec![p(MM)], Void),
-        ("mmap_read_lock", vec![p(MM)], Void),
-        ("mmap_read_unlock", vec![p(MM)], Void),
-        ("vma_start_write", vec![p(VMA)], Void),
-        ("vma_start_read", vec![p(VMA)], Bool),
-        ("vma_end_read", vec![p(VMA)], Void),
-        ("vma_assert_write_locked", vec![p(VMA)], Void),
-        // ghost records of concurrent rmap walks (src/world/conc.rs)
-        ("rmap_walk_file_begin", vec![p(MAPPING), Int], Void),
-        ("rmap_walk_anon_begin", vec![p(AV), Int], Void),
-        ("rmap_walk_found", vec![p(VMA)], Void),
-        ("rmap_walk_end", vec![], Void),
-        // page tables: unmap_vmas() zaps a VMA's pages; zap_page_range_single() a range
-        ("unmap_vmas", vec![p(VMA)], Void),
-        ("zap_page_range_single", vec![p(VMA), Int, Int], Void),
-        // ghost page tables and folios (src/world/pages.rs)
-        ("fault_anon_page", vec![p(VMA), Int], Void),
-        ("fault_file_page", vec![p(VMA), Int], Void),
-        ("copy_page_range", vec![p(VMA), p(VMA)], Void),
-        ("move_page_tables", vec![p(VMA), Int, Int, Int], Void),
-        // objects
-        ("mm_alloc", vec![], p(MM)),
-        ("vm_area_alloc", vec![p(MM)], p(VMA)),
-        ("vm_area_dup", vec![p(VMA)], p(VMA)),
-        ("vm_area_free", vec![p(VMA)], Void),
-        ("vma_mark_detached", vec![p(VMA)], Void),
-        ("vma_iter_store", vec![p(MM), p(VMA)], Void),
-        ("vma_iter_clear", vec![p(MM), Int, Int], Void),
-        ("vma_first", vec![p(MM)], p(VMA)),
-        ("vma_next", vec![p(MM), p(VMA)], p(VMA)),
-        ("vma_prev", vec![p(MM), p(VMA)], p(VMA)),
-        ("find_vma", vec![p(MM), Int], p(VMA)),
-        ("vma_lookup", vec![p(MM), Int], p(VMA)),
-        ("vma_is_anonymous", vec![p(VMA)], Bool),
-        ("vma_set_anonymous", vec![p(VMA)], Void),
-        ("call_mmap", vec![p(FILE), p(VMA)], Void),
-        ("mmap_action_complete", vec![p(VMA)], Void),
-        ("vma_pages", vec![p(VMA)], Int),
-        ("vma_start_pgoff", vec![p(VMA)], Int),
-        ("vma_last_pgoff", vec![p(VMA)], Int),
-        ("vma_start_anon_pgoff", vec![p(VMA)], Int),
-        ("vma_last_anon_pgoff", vec![p(VMA)], Int),
-        ("anon_vma_alloc", vec![], p(AV)),
-        ("get_anon_vma", vec![p(AV)], Void),
-        ("put_anon_vma", vec![p(AV)], Void),
-        ("anon_vma_chain_alloc", vec![], p(AVC)),
-        ("anon_vma_chain_free", vec![p(AVC)], Void),
-        ("anon_vma_chain_list_add", vec![p(AVC), p(VMA)], Void),
-        ("anon_vma_chain_list_del", vec![p(AVC)], Void),
-        ("anon_vma_chain_is_singular", vec![p(VMA)], Bool),
-    ]
-}
+/// Every kind of kernel object, in a fixed order.
+const KINDS: [ObjKind; 6] = [
+    ObjKind::Vma,
+    ObjKind::Mm,
+    ObjKind::File,
+    ObjKind::Mapping,
+    ObjKind::AnonVma,
+    ObjKind::Avc,
+];
 
 /// Number of arguments a builtin takes, or None if there is no such builtin.
 pub fn builtin_arity(name: &str) -> Option<usize> {
-    static ARITY: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
-    ARITY
-        .get_or_init(|| {
-            builtins()
-                .into_iter()
-                .map(|(n, ps, _)| (n, ps.len()))
-                .collect()
+    BUILTINS
+        .iter()
+        .find(|b| b.name == name)
+        .map(|b| b.params.len())
+}
+
+/// The id of builtin `name` (for tools and tests; compiled models carry ids already).
+pub fn builtin_id(name: &str) -> Option<BuiltinId> {
+    BUILTINS
+        .iter()
+        .position(|b| b.name == name)
+        .map(|i| BuiltinId(i as u16))
+}
+
+/// The id of field `name` of kernel objects of kind `kind` (for tools and tests).
+pub fn field_id(kind: ObjKind, name: &str) -> Option<FieldId> {
+    fields_of(kind)
+        .iter()
+        .position(|f| f.name == name)
+        .map(|i| FieldId {
+            kind,
+            index: i as u16,
         })
-        .get(name)
-        .copied()
 }
 
 /// The schema of the world, for the model type checker.
 pub fn schema() -> Schema {
     let mut s = Schema::default();
-    for tag in [VMA, MM, FILE, MAPPING, AV, AVC] {
-        s.structs.insert(tag.to_string(), Vec::new());
+    for kind in KINDS {
+        let fields = fields_of(kind)
+            .iter()
+            .map(|f| FieldDef {
+                name: f.name.to_string(),
+                ty: f.ty.to_type(),
+                writable: f.write.is_some(),
+            })
+            .collect();
+        s.structs.insert(kind.struct_tag().to_string(), fields);
     }
-    for (tag, name, ty, writable) in fields() {
-        s.structs.get_mut(tag).unwrap().push(FieldDef {
-            name: name.to_string(),
-            ty,
-            writable,
-        });
-    }
-    for (name, params, ret) in builtins() {
-        s.builtins.insert(
-            name.to_string(),
+    for (i, b) in BUILTINS.iter().enumerate() {
+        let prev = s.builtins.insert(
+            b.name.to_string(),
             BuiltinSig {
-                name: name.to_string(),
-                params,
-                ret,
+                id: BuiltinId(i as u16),
+                name: b.name.to_string(),
+                params: b.params.iter().map(|t| t.to_type()).collect(),
+                ret: b.ret.to_type(),
             },
         );
+        assert!(prev.is_none(), "builtin {} is in the table twice", b.name);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_in_the_schema_under_its_id() {
+        let s = schema();
+        assert_eq!(s.builtins.len(), BUILTINS.len());
+        for (name, sig) in &s.builtins {
+            assert_eq!(BUILTINS[sig.id.0 as usize].name, name);
+        }
+        for kind in KINDS {
+            let defs = &s.structs[kind.struct_tag()];
+            let names: Vec<&str> = defs.iter().map(|f| f.name.as_str()).collect();
+            let rows: Vec<&str> = fields_of(kind).iter().map(|f| f.name).collect();
+            assert_eq!(names, rows);
+        }
+    }
 }

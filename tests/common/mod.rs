@@ -1,7 +1,7 @@
 //! Shared test fixtures: a small kernel schema and a mock world that records builtin calls.
 #![allow(dead_code)]
 
-use rmapcheck::exec::host::{Host, HostError, ObjKind, ThreadId, Value};
+use rmapcheck::exec::host::{BuiltinId, FieldId, Host, HostError, ObjKind, ThreadId, Value};
 use rmapcheck::lang::types::{BuiltinSig, FieldDef, Schema, Type};
 use rmapcheck::lang::{load_str, Program};
 use std::collections::BTreeMap;
@@ -49,9 +49,11 @@ pub fn schema() -> Schema {
         ],
     );
     let mut b = |name: &str, params: Vec<Type>, ret: Type| {
+        let id = BuiltinId(s.builtins.len() as u16);
         s.builtins.insert(
             name.into(),
             BuiltinSig {
+                id,
                 name: name.into(),
                 params,
                 ret,
@@ -137,8 +139,23 @@ impl MockHost {
     }
 }
 
+/// The test schema's name of a kernel field.
+fn field_name(id: FieldId) -> String {
+    schema().structs[id.kind.struct_tag()][id.index as usize]
+        .name
+        .clone()
+}
+
+/// The test schema's name of a builtin.
+fn builtin_name(id: BuiltinId) -> String {
+    let s = schema();
+    let b = s.builtins.values().find(|b| b.id == id).expect("a builtin");
+    b.name.clone()
+}
+
 impl Host for MockHost {
-    fn read_field(&mut self, _t: ThreadId, obj: Value, field: &str) -> Result<Value, HostError> {
+    fn read_field(&mut self, _t: ThreadId, obj: Value, id: FieldId) -> Result<Value, HostError> {
+        let field = field_name(id);
         self.fields
             .get(&(obj, field.to_string()))
             .copied()
@@ -149,14 +166,16 @@ impl Host for MockHost {
         &mut self,
         _t: ThreadId,
         obj: Value,
-        field: &str,
+        id: FieldId,
         value: Value,
     ) -> Result<(), HostError> {
-        self.fields.insert((obj, field.to_string()), value);
+        self.fields.insert((obj, field_name(id)), value);
         Ok(())
     }
 
-    fn call(&mut self, _t: ThreadId, name: &str, args: &[Value]) -> Result<Value, HostError> {
+    fn call(&mut self, _t: ThreadId, id: BuiltinId, args: &[Value]) -> Result<Value, HostError> {
+        let name = builtin_name(id);
+        let name = name.as_str();
         if name == "gate" && !self.gate_open {
             return Err(HostError::Blocked);
         }
@@ -169,10 +188,10 @@ impl Host for MockHost {
         })
     }
 
-    fn list_first(&mut self, _t: ThreadId, head: Value, list: &str) -> Result<Value, HostError> {
+    fn list_first(&mut self, _t: ThreadId, head: Value, list: FieldId) -> Result<Value, HostError> {
         Ok(self
             .lists
-            .get(&(head, list.to_string()))
+            .get(&(head, field_name(list)))
             .and_then(|l| l.first().copied())
             .unwrap_or(Value::Null))
     }
@@ -181,12 +200,12 @@ impl Host for MockHost {
         &mut self,
         _t: ThreadId,
         head: Value,
-        list: &str,
+        list: FieldId,
         cur: Value,
     ) -> Result<Value, HostError> {
         let l = self
             .lists
-            .get(&(head, list.to_string()))
+            .get(&(head, field_name(list)))
             .ok_or_else(|| HostError::Fault("no such list".into()))?;
         let i = l
             .iter()

@@ -2,7 +2,7 @@
 //! precondition, stale-descent and lock-discipline violations.
 
 use rmapcheck::check::Invariant;
-use rmapcheck::exec::host::{Host, HostError, ObjKind, Value};
+use rmapcheck::exec::host::{BuiltinId, FieldId, Host, HostError, ObjKind, Value};
 use rmapcheck::tree::validate;
 use rmapcheck::world::scenario::{Call, Scenario};
 use rmapcheck::world::{FileKeys, World};
@@ -31,6 +31,16 @@ file = "libc.so"
 
 fn world() -> World {
     Scenario::parse(TWO_VMAS).unwrap().build().unwrap()
+}
+
+/// A builtin by name, as a compiled model names it.
+fn b(name: &str) -> BuiltinId {
+    rmapcheck::world::schema::builtin_id(name).expect("a builtin")
+}
+
+/// A kernel field by name, as a compiled model names it.
+fn f(kind: ObjKind, name: &str) -> FieldId {
+    rmapcheck::world::schema::field_id(kind, name).expect("a field")
 }
 
 fn vma(i: u32) -> Value {
@@ -94,7 +104,7 @@ fn mm_store_overwrites_like_a_maple_tree() {
 fn tree_builtins_check_locks_and_preconditions() {
     let mut w = world();
     // remove without any lock: two lock-discipline reports, the remove itself happens
-    w.call(0, "mapping_rmap_tree_remove", &[vma(0), mapping(0)])
+    w.call(0, b("mapping_rmap_tree_remove"), &[vma(0), mapping(0)])
         .unwrap();
     let v = w.take_violations();
     assert_eq!(v.len(), 2, "{v:?}");
@@ -102,9 +112,10 @@ fn tree_builtins_check_locks_and_preconditions() {
     assert!(!w.mappings[0].i_mmap.contains(0));
 
     // with the locks held, removing it again is a precondition violation
-    w.call(0, "i_mmap_lock_write", &[mapping(0)]).unwrap();
-    w.call(0, "flush_dcache_mmap_lock", &[mapping(0)]).unwrap();
-    w.call(0, "mapping_rmap_tree_remove", &[vma(0), mapping(0)])
+    w.call(0, b("i_mmap_lock_write"), &[mapping(0)]).unwrap();
+    w.call(0, b("flush_dcache_mmap_lock"), &[mapping(0)])
+        .unwrap();
+    w.call(0, b("mapping_rmap_tree_remove"), &[vma(0), mapping(0)])
         .unwrap();
     let v = w.take_violations();
     assert_eq!(v.len(), 1);
@@ -112,15 +123,15 @@ fn tree_builtins_check_locks_and_preconditions() {
 
     // another thread cannot take the rwsem now
     assert_eq!(
-        w.call(1, "i_mmap_lock_read", &[mapping(0)]),
+        w.call(1, b("i_mmap_lock_read"), &[mapping(0)]),
         Err(HostError::Blocked)
     );
-    w.call(0, "flush_dcache_mmap_unlock", &[mapping(0)])
+    w.call(0, b("flush_dcache_mmap_unlock"), &[mapping(0)])
         .unwrap();
-    w.call(0, "i_mmap_unlock_write", &[mapping(0)]).unwrap();
+    w.call(0, b("i_mmap_unlock_write"), &[mapping(0)]).unwrap();
     assert!(w.take_violations().is_empty());
     // unlocking again is a lock-discipline violation
-    w.call(0, "i_mmap_unlock_write", &[mapping(0)]).unwrap();
+    w.call(0, b("i_mmap_unlock_write"), &[mapping(0)]).unwrap();
     assert_eq!(w.take_violations()[0].invariant, Invariant::LockDiscipline);
 }
 
@@ -138,9 +149,9 @@ fn stale_key_insert_is_reported_by_the_builtin() {
         v.has_vm_ops = true;
     }
     for n in ["i_mmap_lock_write", "flush_dcache_mmap_lock"] {
-        w.call(0, n, &[mapping(0)]).unwrap();
+        w.call(0, b(n), &[mapping(0)]).unwrap();
     }
-    w.call(0, "mapping_rmap_tree_insert", &[vma(c), mapping(0)])
+    w.call(0, b("mapping_rmap_tree_insert"), &[vma(c), mapping(0)])
         .unwrap();
     assert!(w.take_violations().is_empty());
     // vma#1 (pgoff 10, the root's right neighbour) gets re-keyed in place: stale
@@ -154,7 +165,7 @@ fn stale_key_insert_is_reported_by_the_builtin() {
         v.vm_file = Some(0);
         v.has_vm_ops = true;
     }
-    w.call(0, "mapping_rmap_tree_insert", &[vma(d), mapping(0)])
+    w.call(0, b("mapping_rmap_tree_insert"), &[vma(d), mapping(0)])
         .unwrap();
     let v = w.take_violations();
     assert!(
@@ -167,20 +178,29 @@ fn stale_key_insert_is_reported_by_the_builtin() {
 #[test]
 fn fields_read_and_write_through_host() {
     let mut w = world();
-    assert_eq!(w.read_field(0, vma(1), "vm_pgoff"), Ok(Value::Int(10)));
     assert_eq!(
-        w.read_field(0, vma(0), "vm_file"),
+        w.read_field(0, vma(1), f(ObjKind::Vma, "vm_pgoff")),
+        Ok(Value::Int(10))
+    );
+    assert_eq!(
+        w.read_field(0, vma(0), f(ObjKind::Vma, "vm_file")),
         Ok(Value::Obj(ObjKind::File, 0))
     );
     assert!(matches!(
-        w.read_field(0, Value::Null, "vm_start"),
+        w.read_field(0, Value::Null, f(ObjKind::Vma, "vm_start")),
         Err(HostError::Fault(_))
     ));
     // changing the range of a VMA in an mm without vma_start_write is reported
-    w.write_field(0, vma(0), "vm_end", Value::Int(3)).unwrap();
+    w.write_field(0, vma(0), f(ObjKind::Vma, "vm_end"), Value::Int(3))
+        .unwrap();
     assert_eq!(w.take_violations()[0].invariant, Invariant::LockDiscipline);
     assert!(w
-        .write_field(0, Value::Obj(ObjKind::File, 0), "f_mapping", Value::Null)
+        .write_field(
+            0,
+            Value::Obj(ObjKind::File, 0),
+            f(ObjKind::File, "f_mapping"),
+            Value::Null,
+        )
         .is_err());
 }
 
@@ -279,9 +299,9 @@ fn query_past_a_stale_subtree_last_is_a_null_dereference() {
     let mut w = world();
     // vma#1 [6,8) pgoff 10 shrinks to [6,7) in place: its node still says subtree_last 11
     w.vmas[1].vm_end = 7;
-    w.call(0, "i_mmap_lock_read", &[mapping(0)]).unwrap();
+    w.call(0, b("i_mmap_lock_read"), &[mapping(0)]).unwrap();
     let q = [mapping(0), Value::Int(11), Value::Int(11)];
-    w.call(0, "mapping_rmap_tree_iter_first", &q).unwrap();
+    w.call(0, b("mapping_rmap_tree_iter_first"), &q).unwrap();
     let v = w.take_violations();
     assert!(
         v.iter().any(|x| x.invariant == Invariant::ModelFault
@@ -289,12 +309,12 @@ fn query_past_a_stale_subtree_last_is_a_null_dereference() {
             && x.message.contains("vma#1")),
         "{v:?}"
     );
-    w.call(0, "i_mmap_unlock_read", &[mapping(0)]).unwrap();
+    w.call(0, b("i_mmap_unlock_read"), &[mapping(0)]).unwrap();
     w.vmas[1].vm_end = 8;
-    w.call(0, "i_mmap_lock_read", &[mapping(0)]).unwrap();
+    w.call(0, b("i_mmap_lock_read"), &[mapping(0)]).unwrap();
     let q = [mapping(0), Value::Int(12), Value::Int(12)];
     assert_eq!(
-        w.call(0, "mapping_rmap_tree_iter_first", &q),
+        w.call(0, b("mapping_rmap_tree_iter_first"), &q),
         Ok(Value::Null)
     );
     assert!(w.take_violations().is_empty());

@@ -49,8 +49,8 @@ impl FnCompiler<'_, '_> {
             } => {
                 let tag = self.field_base(base, *arrow)?;
                 match self.names.field(&tag, field) {
-                    Ok((t, _)) => {
-                        self.emit(Op::ReadField(field.clone()), loc);
+                    Ok((t, _, fref)) => {
+                        self.emit(Op::ReadField(fref), loc);
                         Some(Ty::T(t))
                     }
                     Err(m) => {
@@ -287,8 +287,8 @@ impl FnCompiler<'_, '_> {
             }
         }
         let argc = args.len() as u32;
-        if builtin {
-            self.emit(Op::Builtin(name.to_string(), argc), loc);
+        if let Some(id) = builtin {
+            self.emit(Op::Builtin(id, argc), loc);
         } else {
             let id = self.ids[name];
             self.emit(Op::Call(id, argc), loc);

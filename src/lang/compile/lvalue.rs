@@ -27,7 +27,7 @@ impl FnCompiler<'_, '_> {
                     self.expr(rhs);
                     return;
                 };
-                let (t, writable) = match self.names.field(&tag, field) {
+                let (t, writable, fref) = match self.names.field(&tag, field) {
                     Ok(x) => x,
                     Err(m) => {
                         self.error(*field_loc, m);
@@ -43,10 +43,10 @@ impl FnCompiler<'_, '_> {
                 }
                 if bin.is_some() {
                     self.emit(Op::Dup, loc);
-                    self.emit(Op::ReadField(field.clone()), loc);
+                    self.emit(Op::ReadField(fref), loc);
                 }
                 self.store_value(&t, bin, rhs, field, loc);
-                self.emit(Op::WriteField(field.clone()), loc);
+                self.emit(Op::WriteField(fref), loc);
             }
             _ => {
                 self.error(

@@ -18,7 +18,7 @@ use super::check::{conversion, zero, Conv, Names, Ty};
 use super::diag::{Diagnostic, SourceMap, SrcLoc};
 use super::program::{FuncId, FuncSig, Instr, Op, Program};
 use super::types::{Schema, Type};
-use crate::value::Value;
+use crate::value::{ObjKind, Value};
 use std::collections::BTreeMap;
 
 /// Compiles the items of all loaded files (in include order) into a program.
@@ -61,7 +61,39 @@ pub fn compile(
         structs: structs.into_values().map(|(_, s)| s).collect(),
         defines: defs.defines,
         sources,
+        kernel_fields: kernel_field_names(schema),
+        builtin_names: builtin_names(schema),
     })
+}
+
+/// The schema's kernel field names by object kind and position, as [`Program::field_name`]
+/// reads them back from a `FieldId`.
+fn kernel_field_names(schema: &Schema) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (tag, fields) in &schema.structs {
+        let Some(kind) = ObjKind::from_struct_tag(tag) else {
+            continue;
+        };
+        let k = kind as usize;
+        if out.len() <= k {
+            out.resize(k + 1, Vec::new());
+        }
+        out[k] = fields.iter().map(|f| f.name.clone()).collect();
+    }
+    out
+}
+
+/// The schema's builtin names by id, as [`Program::builtin_name`] reads them back.
+fn builtin_names(schema: &Schema) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in schema.builtins.values() {
+        let i = b.id.0 as usize;
+        if out.len() <= i {
+            out.resize(i + 1, String::new());
+        }
+        out[i] = b.name.clone();
+    }
+    out
 }
 
 /// Break and continue jumps of one enclosing loop, patched when the loop ends.

@@ -6,9 +6,9 @@ use super::{FnCompiler, LocalVar, LoopCtx};
 use crate::lang::ast::{AssignOp, BinOp, Declarator, Expr, ExprKind, Init, Stmt, StmtKind};
 use crate::lang::check::{assignable, ty_name, type_name, zero, Resolved, Ty};
 use crate::lang::diag::SrcLoc;
-use crate::lang::program::Op;
-use crate::lang::types::Type;
-use crate::value::Value;
+use crate::lang::program::{Field, Op};
+use crate::lang::types::{FieldId, Type};
+use crate::value::{ObjKind, Value};
 
 impl FnCompiler<'_, '_> {
     /// Compiles `s` in a scope of its own.
@@ -237,16 +237,17 @@ impl FnCompiler<'_, '_> {
     }
 
     /// The instruction that moves a list walk one entry on, forwards or backwards.
-    fn list_step(reverse: bool, list: &str) -> Op {
+    fn list_step(reverse: bool, list: FieldId) -> Op {
         if reverse {
-            Op::ListPrev(list.to_string())
+            Op::ListPrev(list)
         } else {
-            Op::ListNext(list.to_string())
+            Op::ListNext(list)
         }
     }
 
-    /// Checks that `head` is a kernel object pointer with a list called `list`.
-    fn list_head(&mut self, head: &Expr, list: &str) {
+    /// Checks that `head` is a kernel object pointer with a list called `list`; the list as a
+    /// field of the head's object (an error was reported when there is none).
+    fn list_head(&mut self, head: &Expr, list: &str) -> Option<FieldId> {
         match self.expr(head) {
             Some(Ty::T(Type::Ptr(tag))) => {
                 if !self.names.schema.structs.contains_key(&tag) {
@@ -254,8 +255,11 @@ impl FnCompiler<'_, '_> {
                         head.loc,
                         format!("list heads must be in kernel objects, not `struct {tag}`"),
                     );
-                } else if self.names.field(&tag, list).is_err() {
-                    self.error(head.loc, format!("struct `{tag}` has no list `{list}`"));
+                } else {
+                    match self.names.field(&tag, list) {
+                        Ok((_, _, Field::Kernel(id))) => return Some(id),
+                        _ => self.error(head.loc, format!("struct `{tag}` has no list `{list}`")),
+                    }
                 }
             }
             Some(t) => self.error(
@@ -267,6 +271,7 @@ impl FnCompiler<'_, '_> {
             ),
             None => {}
         }
+        None
     }
 
     /// `list_for_each_entry[_safe|_reverse](it, [tmp,] &head->list, member) body`: the head is
@@ -284,15 +289,19 @@ impl FnCompiler<'_, '_> {
     ) {
         let it_slot = self.iter_var(it, loc).unwrap_or(0);
         let tmp_slot = tmp.map(|t| self.iter_var(t, loc).unwrap_or(0));
-        self.list_head(head, list);
+        // after an error the program is not built: any id will do
+        let list = self.list_head(head, list).unwrap_or(FieldId {
+            kind: ObjKind::Vma,
+            index: u16::MAX,
+        });
         let head_slot = self.new_slot(Value::Null);
         self.emit(Op::Store(head_slot), loc);
         self.emit(Op::Load(head_slot), loc);
         self.emit(
             if reverse {
-                Op::ListLast(list.to_string())
+                Op::ListLast(list)
             } else {
-                Op::ListFirst(list.to_string())
+                Op::ListFirst(list)
             },
             loc,
         );
@@ -406,8 +415,8 @@ impl FnCompiler<'_, '_> {
             Some(Init::Struct(fields)) => fields,
         };
         for (fname, e, floc) in fields {
-            let fty = match self.names.field(tag, fname) {
-                Ok((t, _)) => t,
+            let (fty, fref) = match self.names.field(tag, fname) {
+                Ok((t, _, f)) => (t, f),
                 Err(m) => {
                     self.error(*floc, m);
                     continue;
@@ -427,7 +436,7 @@ impl FnCompiler<'_, '_> {
                 }
                 self.convert(&fty, &ty, e.loc);
             }
-            self.emit(Op::WriteField(fname.clone()), *floc);
+            self.emit(Op::WriteField(fref), *floc);
         }
     }
 }

@@ -10,39 +10,9 @@ use crate::invariant::Invariant;
 use crate::world::conc::WalkTarget;
 
 impl World {
-    /// The ghost builtins, or None if `name` is not one.
-    pub(super) fn ghost_builtin(
-        &mut self,
-        t: ThreadId,
-        name: &str,
-        a: &[Value],
-    ) -> Option<R<Value>> {
-        let r = match name {
-            "rmap_walk_file_begin" | "rmap_walk_anon_begin" => self.rmap_walk_begin(t, name, a),
-            "rmap_walk_found" => self
-                .obj(a[0], ObjKind::Vma, name)
-                .and_then(|v| self.walk_found(t, v).map_err(HostError::Fault)),
-            "rmap_walk_end" => self.walk_end(t).map_err(HostError::Fault),
-            "unmap_vmas" => self.vma_arg(a[0], name).map(|v| {
-                self.vmas[v as usize].zapped = true;
-                let (s, e) = (self.vmas[v as usize].vm_start, self.vmas[v as usize].vm_end);
-                self.zap_ptes(v, s, e);
-            }),
-            "fault_anon_page" | "fault_file_page" => self.fault_page(name, a),
-            "copy_page_range" => self.vma_arg(a[0], name).and_then(|dst| {
-                let src = self.vma_arg(a[1], name)?;
-                self.copy_page_range(dst, src).map_err(HostError::Fault)
-            }),
-            "move_page_tables" => self.move_page_tables_builtin(name, a),
-            "zap_page_range_single" => self.zap_page_range_single(name, a),
-            _ => return None,
-        };
-        Some(r.map(|()| Value::Void))
-    }
-
     /// `rmap_walk_file_begin(mapping, pgoff)`, `rmap_walk_anon_begin(anon_vma, pgoff)`: what
     /// the walk must find is recorded now, and checked at `rmap_walk_end`.
-    fn rmap_walk_begin(&mut self, t: ThreadId, name: &str, a: &[Value]) -> R<()> {
+    pub(super) fn rmap_walk_begin(&mut self, t: ThreadId, name: &str, a: &[Value]) -> R<()> {
         let p = Self::int_arg(a[1], name)?;
         if p < 0 {
             return fault(format!("{name}: negative pgoff {p}"));
@@ -57,7 +27,7 @@ impl World {
     }
 
     /// `fault_anon_page(vma, addr)`, `fault_file_page(vma, addr)`.
-    fn fault_page(&mut self, name: &str, a: &[Value]) -> R<()> {
+    pub(super) fn fault_page(&mut self, name: &str, a: &[Value]) -> R<()> {
         let v = self.vma_arg(a[0], name)?;
         let addr = Self::int_arg(a[1], name)?.max(0) as u64;
         let r = if name == "fault_anon_page" {
@@ -69,7 +39,7 @@ impl World {
     }
 
     /// `move_page_tables(vma, old, new, len)`.
-    fn move_page_tables_builtin(&mut self, name: &str, a: &[Value]) -> R<()> {
+    pub(super) fn move_page_tables_builtin(&mut self, name: &str, a: &[Value]) -> R<()> {
         let v = self.vma_arg(a[0], name)?;
         let mut n = [0u64; 3];
         for (i, x) in n.iter_mut().enumerate() {
@@ -81,7 +51,7 @@ impl World {
 
     /// `zap_page_range_single(vma, start, end)` (madvise(MADV_DONTNEED) under the per-VMA read
     /// lock): a range outside the VMA, or a VMA gone, means the lock did not keep it stable.
-    fn zap_page_range_single(&mut self, name: &str, a: &[Value]) -> R<()> {
+    pub(super) fn zap_page_range_single(&mut self, name: &str, a: &[Value]) -> R<()> {
         let v = self.obj(a[0], ObjKind::Vma, name)?;
         let s = Self::int_arg(a[1], name)? as u64;
         let e = Self::int_arg(a[2], name)? as u64;

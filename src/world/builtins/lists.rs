@@ -3,28 +3,13 @@
 //! list (`anon_vma_chain_list_add/del`, `anon_vma_chain_is_singular`, and the
 //! `list_for_each_entry` walks the interpreter makes through `Host::list_*`).
 
+use super::fields::{field_name, ANON_VMA_CHAIN};
 use super::{fault, World, R};
-use crate::exec::host::{ObjKind, Value};
+use crate::exec::host::{FieldId, ObjKind, Value};
 
 impl World {
-    /// The list builtins, or None if `name` is not one.
-    pub(super) fn list_builtin(&mut self, name: &str, a: &[Value]) -> Option<R<Value>> {
-        Some(match name {
-            "vma_iter_store" => self.vma_iter_store(name, a),
-            "vma_iter_clear" => self.vma_iter_clear(name, a),
-            "vma_first" | "find_vma" | "vma_lookup" => self.vma_find(name, a),
-            "vma_next" | "vma_prev" => self.vma_step(name, a),
-            "anon_vma_chain_is_singular" => self
-                .vma_arg(a[0], name)
-                .map(|v| Value::Bool(self.vmas[v as usize].anon_vma_chain.len() == 1)),
-            "anon_vma_chain_list_add" => self.avc_list_add(name, a),
-            "anon_vma_chain_list_del" => self.avc_list_del(name, a),
-            _ => return None,
-        })
-    }
-
     /// `vma_iter_store(mm, vma)`: store the VMA at its range, over what the range covers.
-    fn vma_iter_store(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn vma_iter_store(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let mm = self.obj(a[0], ObjKind::Mm, name)?;
         let v = self.vma_arg(a[1], name)?;
         let vma = &self.vmas[v as usize];
@@ -39,7 +24,7 @@ impl World {
     }
 
     /// `vma_iter_clear(mm, start, end)`.
-    fn vma_iter_clear(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn vma_iter_clear(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let mm = self.obj(a[0], ObjKind::Mm, name)?;
         let s = Self::int_arg(a[1], name)? as u64;
         let e = Self::int_arg(a[2], name)? as u64;
@@ -49,7 +34,7 @@ impl World {
 
     /// `vma_first(mm)`, `find_vma(mm, addr)` (the first VMA ending above addr) and
     /// `vma_lookup(mm, addr)` (the VMA containing addr).
-    fn vma_find(&self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn vma_find(&self, name: &str, a: &[Value]) -> R<Value> {
         let mm = self.obj(a[0], ObjKind::Mm, name)?;
         let addr = if name == "vma_first" {
             0
@@ -66,7 +51,7 @@ impl World {
     }
 
     /// `vma_next(mm, vma)`, `vma_prev(mm, vma)`.
-    fn vma_step(&self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn vma_step(&self, name: &str, a: &[Value]) -> R<Value> {
         let mm = self.obj(a[0], ObjKind::Mm, name)?;
         let v = self.obj(a[1], ObjKind::Vma, name)?;
         let map = &self.mms[mm as usize].vmas;
@@ -83,7 +68,7 @@ impl World {
     }
 
     /// `anon_vma_chain_list_add(avc, vma)`: at the head of the VMA's list.
-    fn avc_list_add(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn avc_list_add(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let c = self.obj(a[0], ObjKind::Avc, name)?;
         let v = self.vma_arg(a[1], name)?;
         let chain = &mut self.vmas[v as usize].anon_vma_chain;
@@ -95,7 +80,7 @@ impl World {
     }
 
     /// `anon_vma_chain_list_del(avc)`: off the list of the VMA it names.
-    fn avc_list_del(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn avc_list_del(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let c = self.obj(a[0], ObjKind::Avc, name)?;
         let Some(v) = self.avcs[c as usize].vma else {
             return fault(format!("{name}: avc#{c} has no vma"));
@@ -109,21 +94,21 @@ impl World {
     }
 
     /// The kernel list `list` headed at `head` (only a VMA's anon_vma_chain is modelled).
-    pub(super) fn list_vec(&self, head: Value, list: &str) -> R<Vec<u32>> {
-        if list != "anon_vma_chain" {
-            return fault(format!("unknown kernel list {list}"));
+    pub(super) fn list_vec(&self, head: Value, list: FieldId) -> R<&[u32]> {
+        if list != ANON_VMA_CHAIN {
+            return fault(format!("unknown kernel list {}", field_name(list)));
         }
         let v = self.obj(head, ObjKind::Vma, "list walk")?;
-        Ok(self.vmas[v as usize].anon_vma_chain.clone())
+        Ok(&self.vmas[v as usize].anon_vma_chain)
     }
 
     /// The list and the position of the walk's cursor `cur` on it.
     pub(super) fn list_position(
         &self,
         head: Value,
-        list: &str,
+        list: FieldId,
         cur: Value,
-    ) -> R<(Vec<u32>, usize)> {
+    ) -> R<(&[u32], usize)> {
         let l = self.list_vec(head, list)?;
         let c = self.obj(cur, ObjKind::Avc, "list walk")?;
         let Some(p) = l.iter().position(|&x| x == c) else {

@@ -21,31 +21,8 @@ fn acquired(ok: bool) -> R<Value> {
 }
 
 impl World {
-    /// The lock builtins, or None if `name` is not one.
-    pub(super) fn lock_builtin(
-        &mut self,
-        t: ThreadId,
-        name: &str,
-        a: &[Value],
-    ) -> Option<R<Value>> {
-        match name {
-            n if n.starts_with("i_mmap_")
-                || n.starts_with("flush_dcache_mmap_")
-                || n.starts_with("anon_vma_lock")
-                || n.starts_with("anon_vma_unlock")
-                || (n.starts_with("mmap_") && n != "mmap_action_complete") =>
-            {
-                Some(self.lock_op(t, n, a))
-            }
-            "vma_start_write" | "vma_start_read" | "vma_end_read" | "vma_assert_write_locked" => {
-                Some(self.vma_lock_op(t, name, a))
-            }
-            _ => None,
-        }
-    }
-
     /// A lock builtin; a successful acquire also records lock-order edges.
-    fn lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
+    pub(super) fn lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
         if op.contains("unlock") {
             self.scratch.trees_dirty = true;
         }

@@ -7,6 +7,13 @@
 //! checker at the step that did it; the operation itself goes on as the kernel's would, except that
 //! a tree precondition failure leaves the tree untouched (the kernel would corrupt it).
 //!
+//! Builtins are the rows of one table ([`table`]: name, signature, implementation) and fields
+//! the rows of one table per kernel object ([`fields`]: name, type, reader, writer); the schema
+//! models are checked against is built from both, and a compiled model reaches a builtin or a
+//! field by its row number, so nothing is matched by name while exploring. Adding a builtin is
+//! adding a row to [`table::BUILTINS`]; adding a field, a row to its object's table in
+//! [`fields`].
+//!
 //! This file holds the argument helpers and the dispatch; each concern has its own file:
 //! [`trees`] (the file and anon interval-tree builtins, one generic implementation for both),
 //! [`locks`] (rmap locks, mmap_lock, per-VMA locks), [`fields`] (field reads and writes),
@@ -19,10 +26,14 @@ mod ghost;
 mod lists;
 mod locks;
 mod objects;
+mod table;
 mod trees;
 
+pub(crate) use fields::fields_of;
+pub(crate) use table::BUILTINS;
+
 use super::World;
-use crate::exec::host::{Host, HostError, ObjKind, ThreadId, Value};
+use crate::exec::host::{BuiltinId, FieldId, Host, HostError, ObjKind, ThreadId, Value};
 
 type R<T> = Result<T, HostError>;
 
@@ -100,55 +111,52 @@ impl World {
         }
     }
 
-    /// Run builtin `name`: its arity checked against the schema, then the first concern that
-    /// knows it.
-    fn builtin(&mut self, t: ThreadId, name: &str, a: &[Value]) -> R<Value> {
-        let sig = super::schema::builtin_arity(name);
-        match sig {
-            None => return fault(format!("unknown builtin {name}")),
-            Some(n) if n != a.len() => {
-                return fault(format!("{name}: expected {n} arguments, got {}", a.len()))
-            }
-            _ => {}
+    /// Run builtin `id`: its argument count checked against its row, then its implementation.
+    fn builtin(&mut self, t: ThreadId, id: BuiltinId, a: &[Value]) -> R<Value> {
+        let Some(row) = BUILTINS.get(id.0 as usize) else {
+            return fault(format!("unknown builtin #{}", id.0));
+        };
+        let n = row.params.len();
+        if n != a.len() {
+            return fault(format!(
+                "{}: expected {n} arguments, got {}",
+                row.name,
+                a.len()
+            ));
         }
-        self.tree_builtin(t, name, a)
-            .or_else(|| self.lock_builtin(t, name, a))
-            .or_else(|| self.ghost_builtin(t, name, a))
-            .or_else(|| self.object_builtin(name, a))
-            .or_else(|| self.list_builtin(name, a))
-            .unwrap_or_else(|| fault(format!("builtin {name} has no implementation")))
+        (row.run)(self, t, row.name, a)
     }
 }
 
 impl Host for World {
-    fn read_field(&mut self, _t: ThreadId, obj: Value, field: &str) -> R<Value> {
+    fn read_field(&mut self, _t: ThreadId, obj: Value, field: FieldId) -> R<Value> {
         self.read_field_of(obj, field)
     }
 
-    fn write_field(&mut self, t: ThreadId, obj: Value, field: &str, value: Value) -> R<()> {
+    fn write_field(&mut self, t: ThreadId, obj: Value, field: FieldId, value: Value) -> R<()> {
         self.write_field_of(t, obj, field, value)
     }
 
-    fn call(&mut self, t: ThreadId, name: &str, args: &[Value]) -> R<Value> {
-        self.builtin(t, name, args)
+    fn call(&mut self, t: ThreadId, id: BuiltinId, args: &[Value]) -> R<Value> {
+        self.builtin(t, id, args)
     }
 
-    fn list_first(&mut self, _t: ThreadId, head: Value, list: &str) -> R<Value> {
+    fn list_first(&mut self, _t: ThreadId, head: Value, list: FieldId) -> R<Value> {
         let l = self.list_vec(head, list)?;
         Ok(Self::opt(ObjKind::Avc, l.first().copied()))
     }
 
-    fn list_last(&mut self, _t: ThreadId, head: Value, list: &str) -> R<Value> {
+    fn list_last(&mut self, _t: ThreadId, head: Value, list: FieldId) -> R<Value> {
         let l = self.list_vec(head, list)?;
         Ok(Self::opt(ObjKind::Avc, l.last().copied()))
     }
 
-    fn list_prev(&mut self, _t: ThreadId, head: Value, list: &str, cur: Value) -> R<Value> {
+    fn list_prev(&mut self, _t: ThreadId, head: Value, list: FieldId, cur: Value) -> R<Value> {
         let (l, p) = self.list_position(head, list, cur)?;
         Ok(Self::opt(ObjKind::Avc, p.checked_sub(1).map(|q| l[q])))
     }
 
-    fn list_next(&mut self, _t: ThreadId, head: Value, list: &str, cur: Value) -> R<Value> {
+    fn list_next(&mut self, _t: ThreadId, head: Value, list: FieldId, cur: Value) -> R<Value> {
         let (l, p) = self.list_position(head, list, cur)?;
         Ok(Self::opt(ObjKind::Avc, l.get(p + 1).copied()))
     }

@@ -7,58 +7,8 @@ use crate::exec::host::{ObjKind, Value};
 use crate::invariant::Invariant;
 
 impl World {
-    /// The object builtins, or None if `name` is not one.
-    pub(super) fn object_builtin(&mut self, name: &str, a: &[Value]) -> Option<R<Value>> {
-        Some(match name {
-            "mm_alloc" => Ok(Value::Obj(ObjKind::Mm, self.add_mm())),
-            "vm_area_alloc" => self
-                .obj(a[0], ObjKind::Mm, name)
-                .map(|mm| Value::Obj(ObjKind::Vma, self.alloc_vma(Some(mm)))),
-            "vm_area_dup" => self.vm_area_dup(name, a),
-            "vm_area_free" => self.vma_arg(a[0], name).map(|v| {
-                self.vmas[v as usize].freed = true;
-                Value::Void
-            }),
-            "vma_mark_detached" => self.vma_arg(a[0], name).map(|v| {
-                self.vmas[v as usize].detached = true;
-                Value::Void
-            }),
-            "vma_is_anonymous" => self
-                .vma_arg(a[0], name)
-                .map(|v| Value::Bool(self.vmas[v as usize].is_anonymous())),
-            "vma_set_anonymous" => self.vma_arg(a[0], name).map(|v| {
-                self.vmas[v as usize].has_vm_ops = false;
-                Value::Void
-            }),
-            "call_mmap" => self.call_mmap(name, a),
-            "mmap_action_complete" => self.mmap_action_complete(name, a),
-            "vma_pages"
-            | "vma_start_pgoff"
-            | "vma_last_pgoff"
-            | "vma_start_anon_pgoff"
-            | "vma_last_anon_pgoff" => self.vma_arg(a[0], name).map(|v| {
-                let vma = &self.vmas[v as usize];
-                Value::Int(match name {
-                    "vma_pages" => vma.pages(),
-                    "vma_start_pgoff" => vma.start_pgoff(),
-                    "vma_last_pgoff" => vma.last_pgoff(),
-                    "vma_start_anon_pgoff" => vma.start_anon_pgoff(),
-                    _ => vma.last_anon_pgoff(),
-                } as i64)
-            }),
-            "anon_vma_alloc" => Ok(Value::Obj(ObjKind::AnonVma, self.alloc_anon_vma())),
-            "get_anon_vma" | "put_anon_vma" => self.anon_vma_ref(name, a),
-            "anon_vma_chain_alloc" => Ok(Value::Obj(ObjKind::Avc, self.alloc_avc())),
-            "anon_vma_chain_free" => self.obj(a[0], ObjKind::Avc, name).map(|c| {
-                self.avcs[c as usize].freed = true;
-                Value::Void
-            }),
-            _ => return None,
-        })
-    }
-
     /// `vm_area_dup(vma)`: a copy in no list, tree or chain, unlocked.
-    fn vm_area_dup(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn vm_area_dup(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let src = self.vma_arg(a[0], name)?;
         let mut copy = self.vmas[src as usize].clone();
         copy.anon_vma_chain.clear();
@@ -72,7 +22,7 @@ impl World {
     }
 
     /// `call_mmap(file, vma)`: the file's mmap method sets the VMA's operations.
-    fn call_mmap(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn call_mmap(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let f = self.obj(a[0], ObjKind::File, name)?;
         let v = self.vma_arg(a[1], name)?;
         let shared = self.vmas[v as usize].vm_flags & VM_SHARED != 0;
@@ -93,7 +43,7 @@ impl World {
     /// `mmap_action_complete()` for a newly allocated VMA: the success hook of a private
     /// /dev/zero mapping (`mmap_zero_private_success`) calls `vma_set_anonymous()`, after the
     /// VMA was linked into the file tree. Nothing for other files.
-    fn mmap_action_complete(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn mmap_action_complete(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let v = self.vma_arg(a[0], name)?;
         let vma = &self.vmas[v as usize];
         let private_zero = vma.vm_flags & VM_SHARED == 0
@@ -107,7 +57,7 @@ impl World {
     }
 
     /// `get_anon_vma`, `put_anon_vma`: the last put frees it.
-    fn anon_vma_ref(&mut self, name: &str, a: &[Value]) -> R<Value> {
+    pub(super) fn anon_vma_ref(&mut self, name: &str, a: &[Value]) -> R<Value> {
         let av = self.obj(a[0], ObjKind::AnonVma, name)?;
         let x = &mut self.anon_vmas[av as usize];
         if name == "get_anon_vma" {

@@ -14,7 +14,7 @@ use crate::tree::{interval, IntervalKeys, RbRoot, TreeError, TreeObs};
 use crate::world::keys::{AnonKeys, FileKeys};
 
 /// One kind of rmap tree, for the builtins the file and anon trees share.
-trait RmapTree {
+pub(super) trait RmapTree {
     /// The objects that are its nodes (VMAs, AVCs).
     const NODE: ObjKind;
     /// The object that holds the tree (address_space, anon_vma).
@@ -41,7 +41,7 @@ trait RmapTree {
 }
 
 /// The file rmap tree, `mapping->i_mmap`.
-struct FileTree;
+pub(super) struct FileTree;
 
 impl RmapTree for FileTree {
     const NODE: ObjKind = ObjKind::Vma;
@@ -113,7 +113,7 @@ impl RmapTree for FileTree {
 }
 
 /// The tree of an anon_vma, `anon_vma->rb_root`.
-struct AnonTree;
+pub(super) struct AnonTree;
 
 impl RmapTree for AnonTree {
     const NODE: ObjKind = ObjKind::Avc;
@@ -179,7 +179,7 @@ impl RmapTree for AnonTree {
 
 /// A tree change.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Change {
+pub(super) enum Change {
     Insert,
     /// `vma_interval_tree_insert_after(node, prev, root)` (fork; the file tree only).
     InsertAfter,
@@ -189,35 +189,6 @@ enum Change {
 }
 
 impl World {
-    /// The tree builtins, or None if `name` is not one.
-    pub(super) fn tree_builtin(
-        &mut self,
-        t: ThreadId,
-        name: &str,
-        a: &[Value],
-    ) -> Option<R<Value>> {
-        use Change::*;
-        Some(match name {
-            "mapping_rmap_tree_insert" => self.tree_change::<FileTree>(t, name, Insert, a),
-            "mapping_rmap_tree_insert_after" => {
-                self.tree_change::<FileTree>(t, name, InsertAfter, a)
-            }
-            "mapping_rmap_tree_remove" => self.tree_change::<FileTree>(t, name, Remove, a),
-            "mapping_rmap_tree_propagate" => self.tree_change::<FileTree>(t, name, Propagate, a),
-            "mapping_rmap_tree_iter_first" => self.tree_query::<FileTree>(t, name, true, a),
-            "mapping_rmap_tree_iter_next" => self.tree_query::<FileTree>(t, name, false, a),
-            "anon_rmap_tree_insert" => self.tree_change::<AnonTree>(t, name, Insert, a),
-            "anon_rmap_tree_remove" => self.tree_change::<AnonTree>(t, name, Remove, a),
-            "anon_rmap_tree_propagate" => self.tree_change::<AnonTree>(t, name, Propagate, a),
-            "anon_rmap_tree_iter_first" => self.tree_query::<AnonTree>(t, name, true, a),
-            "anon_rmap_tree_iter_next" => self.tree_query::<AnonTree>(t, name, false, a),
-            "anon_rmap_tree_empty" => self
-                .obj(a[0], ObjKind::AnonVma, name)
-                .map(|av| Value::Bool(self.anon_vmas[av as usize].rb_root.is_empty())),
-            _ => return None,
-        })
-    }
-
     /// A node argument of a tree builtin: a live node object.
     fn tree_node<K: RmapTree>(&self, v: Value, op: &str) -> R<u32> {
         let n = self.obj(v, K::NODE, op)?;
@@ -237,7 +208,7 @@ impl World {
 
     /// Insert, insert_after, remove or propagate: `(node, owner)`, `(node, prev, owner)` or
     /// `(node)` (propagate finds the tree from the node).
-    fn tree_change<K: RmapTree>(
+    pub(super) fn tree_change<K: RmapTree>(
         &mut self,
         t: ThreadId,
         op: &str,
@@ -309,7 +280,7 @@ impl World {
 
     /// iter_first `(owner, first, last)` or iter_next `(node, first, last)`: the next node
     /// whose interval meets `[first, last]`, or NULL.
-    fn tree_query<K: RmapTree>(
+    pub(super) fn tree_query<K: RmapTree>(
         &mut self,
         t: ThreadId,
         op: &str,
