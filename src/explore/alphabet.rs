@@ -181,6 +181,20 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
             for ne in v.start + 1..v.end {
                 push("sys_mremap_shrink", vec![mmv, int(v.start), int(ne)]);
             }
+            // sys_mremap_move (issue 14): [s, e) inside v moved to a free range of the same or a
+            // larger length (MREMAP_MAYMOVE|MREMAP_FIXED; mremap_to() refuses an overlap)
+            for s in v.start..v.end {
+                for e in s + 1..=v.end {
+                    for nl in e - s..=scope.max_len.min(p) {
+                        for n in (0..=p - nl).filter(|&n| !(n..n + nl).any(used)) {
+                            push(
+                                "sys_mremap_move",
+                                vec![mmv, int(s), int(e - s), int(nl), int(n)],
+                            );
+                        }
+                    }
+                }
+            }
             for k in 1..v.end - v.start {
                 if v.start >= prev_end + k {
                     push("sys_shift_down", vec![mmv, int(v.start), int(k)]);

@@ -345,6 +345,37 @@ fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
                 vec![mm(m), vma(v), int(e), int(pg)],
             )
         }
+        // sys_mremap_move (issue 14): [s, s + len) of one VMA to the first free range of the
+        // new length at or after `dest` (mremap_to() refuses an overlap with the old range)
+        MremapMove {
+            mm: m,
+            vma: vi,
+            start,
+            len,
+            grow,
+            dest,
+        } => {
+            let m = pick(&mms, m)?;
+            let (v, _, _) = pick_vma(w, m, vi)?;
+            let x = &w.vmas[v as usize];
+            let s = x.vm_start + u64::from(start) % x.pages();
+            let ol = 1 + u64::from(len) % (x.vm_end - s);
+            let nl = ol + u64::from(grow) % 3;
+            let free = |n: u64| {
+                !w.mms[m as usize]
+                    .vmas
+                    .iter()
+                    .any(|(&vs, &(ve, _))| vs < n + nl && ve > n)
+            };
+            let n = (u64::from(dest) % SPACE..SPACE).find(|&n| free(n))?;
+            if x.vm_pgoff + (s - x.vm_start) + nl > MAX_PGOFF {
+                return None;
+            }
+            call(
+                "sys_mremap_move",
+                vec![mm(m), int(s), int(ol), int(nl), int(n)],
+            )
+        }
         _ => None,
     }
 }
@@ -476,6 +507,25 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
             let floor = prev.map_or(0, |p| w.vmas[p as usize].vm_end);
             if x.vm_start != a || sh == 0 || sh > a - floor || sh >= x.pages() {
                 return bad("the shift does not fit below the VMA");
+            }
+            Ok(())
+        }
+        "sys_mremap_move" => {
+            let (a, ol) = (arg_int(c, 1)?, arg_int(c, 2)?);
+            let (nl, n) = (arg_int(c, 3)?, arg_int(c, 4)?);
+            let (v, _, _) = vma_at(w, m, a).ok_or(format!("{c}: no VMA at {a}"))?;
+            if ol == 0 || a + ol > w.vmas[v as usize].vm_end {
+                return bad("the old range is not inside one VMA");
+            }
+            if nl < ol {
+                return bad("a move that shrinks is not offered");
+            }
+            if w.mms[m as usize]
+                .vmas
+                .iter()
+                .any(|(&vs, &(ve, _))| vs < n + nl && ve > n)
+            {
+                return bad("the new range is not free");
             }
             Ok(())
         }

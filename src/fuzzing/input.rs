@@ -81,6 +81,15 @@ pub enum AbstractOp {
         at: u8,
         pgoff: u8,
     },
+    /// sys_mremap_move (issue 14): a sub-range of a VMA moved to a free range, maybe grown.
+    MremapMove {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+        grow: u8,
+        dest: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -259,7 +268,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 13;
+    const VARIANTS: u64 = 14;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -301,6 +310,14 @@ impl AbstractOp {
             ContractShrink { mm, vma, keep } => (10, vec![*mm, *vma, *keep]),
             ContractAdjustNext { mm, vma, at, pgoff } => (11, vec![*mm, *vma, *at, *pgoff]),
             ContractAdjustMiddle { mm, vma, at, pgoff } => (12, vec![*mm, *vma, *at, *pgoff]),
+            MremapMove {
+                mm,
+                vma,
+                start,
+                len,
+                grow,
+                dest,
+            } => (13, vec![*mm, *vma, *start, *len, *grow, *dest]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

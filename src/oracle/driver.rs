@@ -35,6 +35,7 @@ const OP_STORE: u64 = 5;
 const OP_FORCE_WRITE: u64 = 6;
 const OP_READ: u64 = 7;
 const OP_FORK: u64 = 8;
+const OP_MREMAP_MOVE: u64 = 9;
 
 /// Pipe ends of one mm process.
 struct Chan {
@@ -153,6 +154,22 @@ fn serve(mut me: usize, cmd_r: &[RawFd], reply_w: &[RawFd], driver: libc::pid_t)
                 }
                 OP_MREMAP => {
                     let p = libc::mremap(c.a as *mut libc::c_void, c.b as usize, c.c as usize, 0);
+                    if p == libc::MAP_FAILED {
+                        r = Reply {
+                            ret: -1,
+                            errno: errno(),
+                        };
+                    }
+                }
+                OP_MREMAP_MOVE => {
+                    let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+                    let p = libc::mremap(
+                        c.a as *mut libc::c_void,
+                        c.b as usize,
+                        c.c as usize,
+                        flags,
+                        c.d as *mut libc::c_void,
+                    );
                     if p == libc::MAP_FAILED {
                         r = Reply {
                             ret: -1,
@@ -360,6 +377,23 @@ impl Session {
                     ..Cmd::default()
                 };
                 (c, "mremap")
+            }
+            KOp::MremapMove {
+                start,
+                old_len,
+                new_len,
+                new_start,
+                ..
+            } => {
+                let c = Cmd {
+                    op: OP_MREMAP_MOVE,
+                    a: at(start),
+                    b: len(old_len),
+                    c: len(new_len),
+                    d: at(new_start),
+                    ..Cmd::default()
+                };
+                (c, "mremap move")
             }
             KOp::WriteFault { page, store, .. } => {
                 let op = if store { OP_STORE } else { OP_FORCE_WRITE };

@@ -72,6 +72,26 @@ impl Ghost {
                     un.extend(start + old_len..start + new_len);
                 }
             }
+            KOp::MremapMove {
+                start,
+                old_len,
+                new_len,
+                new_start,
+                ..
+            } => {
+                // written pages move with their ptes; the copy keeps the VMA's VM_ACCOUNT
+                let moved: Vec<u64> = wr
+                    .range(start..start + old_len)
+                    .map(|&p| p - start + new_start)
+                    .collect();
+                let was_unaccounted = un.contains(&start);
+                drop_range(wr, start, start + old_len);
+                drop_range(un, start, start + old_len);
+                wr.extend(moved);
+                if was_unaccounted {
+                    un.extend(new_start..new_start + new_len);
+                }
+            }
             KOp::Mprotect {
                 start,
                 len,

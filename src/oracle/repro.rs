@@ -253,6 +253,10 @@ fn emit(c: &mut String, op: &KOp, next: usize) {
             c,
             "\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG, 0) == MAP_FAILED)\n\t\t\tdie(\"mremap\");"
         ),
+        KOp::MremapMove { start, old_len, new_len, new_start, .. } => writeln!(
+            c,
+            "\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG,\n\t\t\t   MREMAP_MAYMOVE | MREMAP_FIXED, PAGE_AT({new_start})) == MAP_FAILED)\n\t\t\tdie(\"mremap move\");"
+        ),
         KOp::WriteFault { page, store: true, .. } => {
             writeln!(c, "\t\t*(volatile char *)PAGE_AT({page}) = 1;\t/* write fault */")
         }

@@ -61,6 +61,16 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
             at,
             pgoff
         }),
+        (b, b, b, b, b, b).prop_map(|(mm, vma, start, len, grow, dest)| {
+            AbstractOp::MremapMove {
+                mm,
+                vma,
+                start,
+                len,
+                grow,
+                dest,
+            }
+        }),
     ]
 }
 
