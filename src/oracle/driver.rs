@@ -119,9 +119,9 @@ fn serve(mut me: usize, cmd_r: &[RawFd], reply_w: &[RawFd], driver: libc::pid_t)
                         c.a as *mut libc::c_void,
                         c.b as usize,
                         c.c as i32,
-                        c.d as i32,
-                        c.e as i64 as i32,
-                        (c.e >> 32) as libc::off_t * PAGE as libc::off_t,
+                        c.d as u32 as i32,
+                        (c.d >> 32) as u32 as i32,
+                        c.e as libc::off_t * PAGE as libc::off_t,
                     );
                     if p == libc::MAP_FAILED {
                         r = Reply {
@@ -310,6 +310,7 @@ impl Session {
                 file,
                 pgoff,
                 shared,
+                dev_zero,
                 ..
             } => {
                 let mut flags = libc::MAP_FIXED_NOREPLACE
@@ -327,14 +328,18 @@ impl Session {
                         -1
                     }
                 };
-                let e = (fd as u32 as u64) | (pgoff << 32);
+                let pgoff = if dev_zero {
+                    self.base / PAGE + pgoff
+                } else {
+                    pgoff
+                };
                 let c = Cmd {
                     op: OP_MMAP,
                     a: at(start),
                     b: len(n),
                     c: rw,
-                    d: flags as u64,
-                    e,
+                    d: (flags as u32 as u64) | ((fd as u32 as u64) << 32),
+                    e: pgoff,
                 };
                 (c, "mmap")
             }

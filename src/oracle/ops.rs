@@ -21,6 +21,11 @@ pub enum KOp {
         file: Option<usize>,
         pgoff: u64,
         shared: bool,
+        /// The file is /dev/zero: its private mapping is anonymous, and the model numbers an
+        /// anonymous mapping's pgoff by its address, so the driver maps it at the file offset
+        /// of its absolute address (as mremap sets it for one never faulted) and reads offsets
+        /// back relative to the base.
+        dev_zero: bool,
     },
     Munmap {
         mm: usize,
@@ -182,6 +187,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 file,
                 pgoff: if file.is_some() { int(call, 4)? } else { start },
                 shared: boolean(call, 5)?,
+                dev_zero: file.is_some_and(|f| w.files[f].dev_zero),
             }
         }
         "sys_munmap" => {
@@ -345,7 +351,8 @@ mod tests {
                 len: 1,
                 file: None,
                 pgoff: 3,
-                shared: false
+                shared: false,
+                dev_zero: false
             })
         );
     }

@@ -31,6 +31,9 @@ impl World {
         if vma.vm_flags & super::builtins::VM_SHARED != 0 {
             s += " shared";
         }
+        if vma.vm_flags & super::builtins::VM_GROWSDOWN != 0 {
+            s += " growsdown";
+        }
         if let Some(a) = vma.anon_vma {
             let _ = write!(s, " anon_vma#{a}");
         }

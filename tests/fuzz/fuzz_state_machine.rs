@@ -142,6 +142,20 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
                 pages[m].insert(n + i, pg);
             }
         }
+        "sys_mmap_growsdown" => {
+            for p in int(&a[1])..int(&a[2]) {
+                pages[m].insert(p, (None, p, false, true));
+            }
+        }
+        "do_stack_fault" => {
+            // the stack above the address grows down to it, its pgoff with it
+            let addr = int(&a[1]);
+            let (&start, _) = w.mms[m].vmas.range(addr..).next().expect("a stack above");
+            let top = pages[m][&start];
+            for p in addr..start {
+                pages[m].insert(p, (None, top.1 - (start - p), false, true));
+            }
+        }
         "sys_fork" => {
             let copy = pages[m].clone();
             pages.push(copy);
