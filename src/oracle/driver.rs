@@ -311,9 +311,11 @@ impl Session {
                 pgoff,
                 shared,
                 dev_zero,
+                growsdown,
                 ..
             } => {
                 let mut flags = libc::MAP_FIXED_NOREPLACE
+                    | if growsdown { libc::MAP_GROWSDOWN } else { 0 }
                     | if shared {
                         libc::MAP_SHARED
                     } else {

@@ -45,11 +45,14 @@ impl Ghost {
         let (wr, un) = (&mut self.written[mm], &mut self.unaccounted[mm]);
         match *op {
             KOp::WriteFault { page, .. } => {
-                // a write to a shared mapping dirties the page cache, not an anonymous page
-                let private = w.mm_vmas(mm as u32).into_iter().any(|v| {
-                    let v = &w.vmas[v as usize];
-                    v.vm_start <= page && page < v.vm_end && v.vm_flags & VM_SHARED == 0
-                });
+                // a write to a shared mapping dirties the page cache, not an anonymous page; one
+                // outside every VMA is below a stack, which grows over it (do_stack_fault)
+                let vma = w
+                    .mm_vmas(mm as u32)
+                    .into_iter()
+                    .map(|v| &w.vmas[v as usize])
+                    .find(|v| v.vm_start <= page && page < v.vm_end);
+                let private = vma.is_none_or(|v| v.vm_flags & VM_SHARED == 0);
                 if private {
                     wr.insert(page);
                 }

@@ -26,6 +26,8 @@ pub enum KOp {
         /// of its absolute address (as mremap sets it for one never faulted) and reads offsets
         /// back relative to the base.
         dev_zero: bool,
+        /// MAP_GROWSDOWN (`sys_mmap_growsdown`; anonymous).
+        growsdown: bool,
     },
     Munmap {
         mm: usize,
@@ -102,9 +104,8 @@ pub enum Translated {
 pub fn skip_reason(func: &str) -> Option<String> {
     match func {
         "sys_mmap" | "sys_munmap" | "sys_mprotect" | "sys_mremap_expand" | "sys_mremap_shrink"
-        | "sys_mremap_move" | "sys_fork" | "sys_exit" | "do_anonymous_fault" | "do_file_fault" => {
-            None
-        }
+        | "sys_mremap_move" | "sys_mmap_growsdown" | "do_stack_fault" | "sys_fork" | "sys_exit"
+        | "do_anonymous_fault" | "do_file_fault" => None,
         "sys_shift_down" => Some("exec's stack move (relocate_vma_down) has no system call".into()),
         f if f.starts_with("contract_") => {
             Some("contract-mode internal function: no system call passes these arguments".into())
@@ -188,8 +189,31 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 pgoff: if file.is_some() { int(call, 4)? } else { start },
                 shared: boolean(call, 5)?,
                 dev_zero: file.is_some_and(|f| w.files[f].dev_zero),
+                growsdown: false,
             }
         }
+        "sys_mmap_growsdown" => {
+            let (start, end) = (int(call, 1)?, int(call, 2)?);
+            if end <= start {
+                return Err(format!("{call}: empty range"));
+            }
+            KOp::Mmap {
+                mm,
+                start,
+                len: end - start,
+                file: None,
+                pgoff: start,
+                shared: false,
+                dev_zero: false,
+                growsdown: true,
+            }
+        }
+        // a store just below the stack: the kernel grows it (expand_downwards) and faults
+        "do_stack_fault" => KOp::WriteFault {
+            mm,
+            page: int(call, 1)?,
+            store: true,
+        },
         "sys_munmap" => {
             let (start, end) = (int(call, 1)?, int(call, 2)?);
             if end <= start {
@@ -352,7 +376,8 @@ mod tests {
                 file: None,
                 pgoff: 3,
                 shared: false,
-                dev_zero: false
+                dev_zero: false,
+                growsdown: false
             })
         );
     }

@@ -232,9 +232,10 @@ fn wrap(c: &mut String, text: &str) {
 
 fn emit(c: &mut String, op: &KOp, next: usize) {
     let _ = match *op {
-        KOp::Mmap { start, len, file, pgoff, shared, .. } => {
+        KOp::Mmap { start, len, file, pgoff, shared, growsdown, .. } => {
             let fd = file.map_or("-1".to_string(), |f| format!("fd[{f}]"));
             let flags = match (file, shared) {
+                (None, _) if growsdown => "MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN",
                 (None, _) => "MAP_PRIVATE | MAP_ANONYMOUS",
                 (Some(_), true) => "MAP_SHARED",
                 (Some(_), false) => "MAP_PRIVATE",
