@@ -213,8 +213,9 @@ fn inexact(w: &World, f: Folio, found: &[u32]) -> Vec<Violation> {
     out
 }
 
-/// Which ptes a call may change, following the kernel's version of the call. Calls not named
-/// here (split, merge, mprotect, mremap expand, vma_shrink, the contract entry points) change
+/// Which ptes a call may change, following the kernel's version of the call (`Remap` expects the
+/// move done: the explorer and `check_preconditions` admit only moves the model carries out).
+/// Calls not named here (split, merge, mprotect, mremap expand, vma_shrink, the contract entry points) change
 /// none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PteChange {
@@ -240,6 +241,15 @@ pub enum PteChange {
         start: u64,
         end: u64,
         shift: u64,
+    },
+    /// mremap move: the ptes of `[old, old + old_len)` move to `new` (the rest of the new range,
+    /// when it grows, stays empty) and the old range is left empty.
+    Remap {
+        mm: u32,
+        old: u64,
+        old_len: u64,
+        new: u64,
+        new_len: u64,
     },
 }
 
@@ -290,7 +300,9 @@ pub fn pte_change(call: &Call, before: &World) -> PteChange {
             start: 0,
             end: u64::MAX,
         }),
-        "do_anonymous_fault" | "do_file_fault" => int(1).map(|addr| PteChange::Fault { mm, addr }),
+        "do_anonymous_fault" | "do_file_fault" | "do_stack_fault" => {
+            int(1).map(|addr| PteChange::Fault { mm, addr })
+        }
         "sys_fork" => Some(PteChange::Fork { parent: mm }),
         "sys_shift_down" => (|| {
             let start = int(1)?;
@@ -299,6 +311,15 @@ pub fn pte_change(call: &Call, before: &World) -> PteChange {
                 start,
                 end: vma_end(start)?,
                 shift: int(2)?,
+            })
+        })(),
+        "sys_mremap_move" => (|| {
+            Some(PteChange::Remap {
+                mm,
+                old: int(1)?,
+                old_len: int(2)?,
+                new: int(4)?,
+                new_len: int(3)?,
             })
         })(),
         _ => None,
@@ -351,6 +372,22 @@ pub fn check_mapping_preserved(
                         old.get(&addr).copied()
                     })
                 }
+                PteChange::Remap {
+                    mm,
+                    old: o,
+                    old_len,
+                    new,
+                    new_len,
+                } if mm == m => Some(if (new..new + new_len).contains(&addr) {
+                    let off = addr - new;
+                    (off < old_len)
+                        .then(|| old.get(&(o + off)).copied())
+                        .flatten()
+                } else if (o..o + old_len).contains(&addr) {
+                    None // moved away
+                } else {
+                    old.get(&addr).copied()
+                }),
                 _ => Some(old.get(&addr).copied()),
             }
         };

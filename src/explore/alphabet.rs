@@ -6,7 +6,7 @@ use super::contract_pages::contract_keeps_pages;
 use super::scope::{Mode, Scope};
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
-use crate::world::builtins::{VM_SHARED, VM_WRITE};
+use crate::world::builtins::{VM_GROWSDOWN, VM_SHARED, VM_WRITE};
 use crate::world::scenario::Call;
 use crate::world::{Folio, World};
 
@@ -16,6 +16,8 @@ struct V {
     start: u64,
     end: u64,
     pgoff: u64,
+    /// The anonymous page offset (below `start` after an mremap move of a private file VMA).
+    anon_pgoff: u64,
     flags: i64,
     file: Option<u32>,
     anon_vma: Option<u32>,
@@ -98,6 +100,7 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                     start: x.vm_start,
                     end: x.vm_end,
                     pgoff: x.vm_pgoff,
+                    anon_pgoff: x.vm_anon_pgoff,
                     flags: x.vm_flags,
                     file: x.vm_file,
                     anon_vma: x.anon_vma,
@@ -118,6 +121,11 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                         "sys_mmap",
                         vec![mmv, Value::Null, int(s), int(e), int(0), Value::Bool(false)],
                     );
+                    // stack growth (issue 14): an anonymous MAP_GROWSDOWN mapping, one page long
+                    // (longer stacks come from growth: this keeps the default scope under 2x)
+                    if e == s + 1 {
+                        push("sys_mmap_growsdown", vec![mmv, int(s), int(e)]);
+                    }
                     for &f in &regular {
                         let fv = obj(ObjKind::File, f);
                         let mut pgoffs = vec![s];
@@ -181,6 +189,30 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
             for ne in v.start + 1..v.end {
                 push("sys_mremap_shrink", vec![mmv, int(v.start), int(ne)]);
             }
+            // sys_mremap_move (issue 14): [s, e) inside v moved to a free range of the same or a
+            // larger length (MREMAP_MAYMOVE|MREMAP_FIXED; mremap_to() refuses an overlap)
+            for s in v.start..v.end {
+                for e in s + 1..=v.end {
+                    for nl in e - s..=scope.max_len.min(p) {
+                        for n in (0..=p - nl).filter(|&n| !(n..n + nl).any(used)) {
+                            push(
+                                "sys_mremap_move",
+                                vec![mmv, int(s), int(e - s), int(nl), int(n)],
+                            );
+                        }
+                    }
+                }
+            }
+            // do_stack_fault (issue 14): a fault below a stack grows it down, when the VMA below
+            // is a stack too or absent (stack_guard_gap) and its pgoff allows
+            let below_ok = i == 0 || vs[i - 1].flags & VM_GROWSDOWN != 0;
+            if v.flags & VM_GROWSDOWN != 0 && below_ok {
+                for a in prev_end..v.start {
+                    if v.start - a <= v.pgoff {
+                        push("do_stack_fault", vec![mmv, int(a)]);
+                    }
+                }
+            }
             for k in 1..v.end - v.start {
                 if v.start >= prev_end + k {
                     push("sys_shift_down", vec![mmv, int(v.start), int(k)]);
@@ -206,7 +238,8 @@ pub fn calls(scope: &Scope, prog: &Program, w: &World) -> Vec<Call> {
                 }
                 if let Some(n) = vs.get(i + 1).filter(|n| v.mergeable(n)) {
                     for end in v.start + 1..v.end {
-                        if n.pgoff + end >= n.start {
+                        // next's page offsets move down with its start: neither may go below 0
+                        if n.pgoff.min(n.anon_pgoff) + end >= n.start {
                             for pg in [v.pgoff, v.pgoff + 1] {
                                 push("contract_adjust_next", vec![mmv, vv, int(end), int(pg)]);
                             }

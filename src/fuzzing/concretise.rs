@@ -12,6 +12,7 @@ use super::input::AbstractOp;
 use crate::check::membership::vma_live;
 use crate::exec::host::{ObjKind, Value};
 use crate::explore::contract_pages::contract_keeps_pages;
+use crate::world::builtins::VM_GROWSDOWN;
 use crate::world::scenario::Call;
 use crate::world::{Vma, World};
 
@@ -317,7 +318,7 @@ fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
             }
             let e = x.vm_start + 1 + u64::from(at) % (x.pages() - 1);
             // next's start moves down to e and its pgoff with it: it must not go below 0
-            if n.vm_pgoff < n.vm_start - e {
+            if n.vm_pgoff.min(n.vm_anon_pgoff) < n.vm_start - e {
                 return None;
             }
             let pg = contract_pgoff(x.vm_pgoff, pgoff);
@@ -344,6 +345,71 @@ fn concretise_any(op: &AbstractOp, w: &World, mode: Mode) -> Option<Call> {
                 "contract_adjust_middle",
                 vec![mm(m), vma(v), int(e), int(pg)],
             )
+        }
+        // sys_mremap_move (issue 14): [s, s + len) of one VMA to the first free range of the
+        // new length at or after `dest` (mremap_to() refuses an overlap with the old range)
+        MremapMove {
+            mm: m,
+            vma: vi,
+            start,
+            len,
+            grow,
+            dest,
+        } => {
+            let m = pick(&mms, m)?;
+            let (v, _, _) = pick_vma(w, m, vi)?;
+            let x = &w.vmas[v as usize];
+            let s = x.vm_start + u64::from(start) % x.pages();
+            let ol = 1 + u64::from(len) % (x.vm_end - s);
+            let nl = ol + u64::from(grow) % 3;
+            let free = |n: u64| {
+                !w.mms[m as usize]
+                    .vmas
+                    .iter()
+                    .any(|(&vs, &(ve, _))| vs < n + nl && ve > n)
+            };
+            let n = (u64::from(dest) % SPACE..SPACE).find(|&n| free(n))?;
+            if x.vm_pgoff + (s - x.vm_start) + nl > MAX_PGOFF {
+                return None;
+            }
+            call(
+                "sys_mremap_move",
+                vec![mm(m), int(s), int(ol), int(nl), int(n)],
+            )
+        }
+        // sys_mmap_growsdown (issue 14): a free range, as an anonymous mmap
+        MmapGrowsdown { mm: m, start, len } => {
+            let m = pick(&mms, m)?;
+            let s = u64::from(start) % SPACE;
+            let e = s + 1 + u64::from(len) % 4;
+            let taken = w.mms[m as usize]
+                .vmas
+                .iter()
+                .any(|(&vs, &(ve, _))| vs < e && ve > s);
+            if taken || live_vma_count(w) >= MAX_VMAS {
+                return None;
+            }
+            call("sys_mmap_growsdown", vec![mm(m), int(s), int(e)])
+        }
+        // do_stack_fault (issue 14): below a stack whose lower neighbour is a stack or absent
+        StackFault {
+            mm: m,
+            vma: vi,
+            below,
+        } => {
+            let m = pick(&mms, m)?;
+            let (v, prev, _) = pick_vma(w, m, vi)?;
+            let x = &w.vmas[v as usize];
+            let floor = prev.map_or(0, |p| w.vmas[p as usize].vm_end);
+            let prev_ok = prev.is_none_or(|p| w.vmas[p as usize].vm_flags & VM_GROWSDOWN != 0);
+            if x.vm_flags & VM_GROWSDOWN == 0 || !prev_ok || x.vm_start == floor {
+                return None;
+            }
+            let k = 1 + u64::from(below) % (x.vm_start - floor).min(x.vm_pgoff.max(1));
+            if k > x.vm_pgoff {
+                return None;
+            }
+            call("do_stack_fault", vec![mm(m), int(x.vm_start - k)])
         }
         _ => None,
     }
@@ -479,6 +545,43 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
             }
             Ok(())
         }
+        "sys_mremap_move" => {
+            let (a, ol) = (arg_int(c, 1)?, arg_int(c, 2)?);
+            let (nl, n) = (arg_int(c, 3)?, arg_int(c, 4)?);
+            let (v, _, _) = vma_at(w, m, a).ok_or(format!("{c}: no VMA at {a}"))?;
+            if ol == 0 || a + ol > w.vmas[v as usize].vm_end {
+                return bad("the old range is not inside one VMA");
+            }
+            if nl < ol {
+                return bad("a move that shrinks is not offered");
+            }
+            if w.mms[m as usize]
+                .vmas
+                .iter()
+                .any(|(&vs, &(ve, _))| vs < n + nl && ve > n)
+            {
+                return bad("the new range is not free");
+            }
+            Ok(())
+        }
+        "sys_mmap_growsdown" => {
+            let (s, e) = (arg_int(c, 1)?, arg_int(c, 2)?);
+            if s >= e {
+                return bad("empty range");
+            }
+            if w.mms[m as usize]
+                .vmas
+                .iter()
+                .any(|(&vs, &(ve, _))| vs < e && ve > s)
+            {
+                return bad("the range is not free");
+            }
+            Ok(())
+        }
+        "do_stack_fault" => {
+            arg_int(c, 1)?;
+            Ok(())
+        }
         "sys_fork" | "sys_exit" => Ok(()),
         "do_anonymous_fault" | "do_file_fault" => {
             arg_int(c, 1)?;
@@ -524,7 +627,10 @@ pub fn check_preconditions(w: &World, c: &Call) -> Result<(), String> {
             if e <= x.vm_start || e >= x.vm_end {
                 return bad("the new boundary is not strictly inside the VMA");
             }
-            if c.func == "contract_adjust_next" && o.vm_pgoff < o.vm_start - e {
+            // both page offsets of next move down (an mremap move leaves a private file VMA
+            // with an anonymous pgoff below its start)
+            if c.func == "contract_adjust_next" && o.vm_pgoff.min(o.vm_anon_pgoff) < o.vm_start - e
+            {
                 return bad("next's pgoff would go below 0");
             }
             Ok(())

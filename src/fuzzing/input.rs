@@ -81,6 +81,27 @@ pub enum AbstractOp {
         at: u8,
         pgoff: u8,
     },
+    /// sys_mremap_move (issue 14): a sub-range of a VMA moved to a free range, maybe grown.
+    MremapMove {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+        grow: u8,
+        dest: u8,
+    },
+    /// sys_mmap_growsdown (issue 14): an anonymous MAP_GROWSDOWN mapping.
+    MmapGrowsdown {
+        mm: u8,
+        start: u8,
+        len: u8,
+    },
+    /// do_stack_fault (issue 14): a fault below a VM_GROWSDOWN VMA.
+    StackFault {
+        mm: u8,
+        vma: u8,
+        below: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -259,7 +280,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 13;
+    const VARIANTS: u64 = 16;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -301,6 +322,16 @@ impl AbstractOp {
             ContractShrink { mm, vma, keep } => (10, vec![*mm, *vma, *keep]),
             ContractAdjustNext { mm, vma, at, pgoff } => (11, vec![*mm, *vma, *at, *pgoff]),
             ContractAdjustMiddle { mm, vma, at, pgoff } => (12, vec![*mm, *vma, *at, *pgoff]),
+            MremapMove {
+                mm,
+                vma,
+                start,
+                len,
+                grow,
+                dest,
+            } => (13, vec![*mm, *vma, *start, *len, *grow, *dest]),
+            MmapGrowsdown { mm, start, len } => (14, vec![*mm, *start, *len]),
+            StackFault { mm, vma, below } => (15, vec![*mm, *vma, *below]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

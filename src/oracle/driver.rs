@@ -35,6 +35,7 @@ const OP_STORE: u64 = 5;
 const OP_FORCE_WRITE: u64 = 6;
 const OP_READ: u64 = 7;
 const OP_FORK: u64 = 8;
+const OP_MREMAP_MOVE: u64 = 9;
 
 /// Pipe ends of one mm process.
 struct Chan {
@@ -118,9 +119,9 @@ fn serve(mut me: usize, cmd_r: &[RawFd], reply_w: &[RawFd], driver: libc::pid_t)
                         c.a as *mut libc::c_void,
                         c.b as usize,
                         c.c as i32,
-                        c.d as i32,
-                        c.e as i64 as i32,
-                        (c.e >> 32) as libc::off_t * PAGE as libc::off_t,
+                        c.d as u32 as i32,
+                        (c.d >> 32) as u32 as i32,
+                        c.e as libc::off_t * PAGE as libc::off_t,
                     );
                     if p == libc::MAP_FAILED {
                         r = Reply {
@@ -153,6 +154,22 @@ fn serve(mut me: usize, cmd_r: &[RawFd], reply_w: &[RawFd], driver: libc::pid_t)
                 }
                 OP_MREMAP => {
                     let p = libc::mremap(c.a as *mut libc::c_void, c.b as usize, c.c as usize, 0);
+                    if p == libc::MAP_FAILED {
+                        r = Reply {
+                            ret: -1,
+                            errno: errno(),
+                        };
+                    }
+                }
+                OP_MREMAP_MOVE => {
+                    let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+                    let p = libc::mremap(
+                        c.a as *mut libc::c_void,
+                        c.b as usize,
+                        c.c as usize,
+                        flags,
+                        c.d as *mut libc::c_void,
+                    );
                     if p == libc::MAP_FAILED {
                         r = Reply {
                             ret: -1,
@@ -293,9 +310,12 @@ impl Session {
                 file,
                 pgoff,
                 shared,
+                dev_zero,
+                growsdown,
                 ..
             } => {
                 let mut flags = libc::MAP_FIXED_NOREPLACE
+                    | if growsdown { libc::MAP_GROWSDOWN } else { 0 }
                     | if shared {
                         libc::MAP_SHARED
                     } else {
@@ -310,14 +330,18 @@ impl Session {
                         -1
                     }
                 };
-                let e = (fd as u32 as u64) | (pgoff << 32);
+                let pgoff = if dev_zero {
+                    self.base / PAGE + pgoff
+                } else {
+                    pgoff
+                };
                 let c = Cmd {
                     op: OP_MMAP,
                     a: at(start),
                     b: len(n),
                     c: rw,
-                    d: flags as u64,
-                    e,
+                    d: (flags as u32 as u64) | ((fd as u32 as u64) << 32),
+                    e: pgoff,
                 };
                 (c, "mmap")
             }
@@ -360,6 +384,23 @@ impl Session {
                     ..Cmd::default()
                 };
                 (c, "mremap")
+            }
+            KOp::MremapMove {
+                start,
+                old_len,
+                new_len,
+                new_start,
+                ..
+            } => {
+                let c = Cmd {
+                    op: OP_MREMAP_MOVE,
+                    a: at(start),
+                    b: len(old_len),
+                    c: len(new_len),
+                    d: at(new_start),
+                    ..Cmd::default()
+                };
+                (c, "mremap move")
             }
             KOp::WriteFault { page, store, .. } => {
                 let op = if store { OP_STORE } else { OP_FORCE_WRITE };

@@ -45,11 +45,14 @@ impl Ghost {
         let (wr, un) = (&mut self.written[mm], &mut self.unaccounted[mm]);
         match *op {
             KOp::WriteFault { page, .. } => {
-                // a write to a shared mapping dirties the page cache, not an anonymous page
-                let private = w.mm_vmas(mm as u32).into_iter().any(|v| {
-                    let v = &w.vmas[v as usize];
-                    v.vm_start <= page && page < v.vm_end && v.vm_flags & VM_SHARED == 0
-                });
+                // a write to a shared mapping dirties the page cache, not an anonymous page; one
+                // outside every VMA is below a stack, which grows over it (do_stack_fault)
+                let vma = w
+                    .mm_vmas(mm as u32)
+                    .into_iter()
+                    .map(|v| &w.vmas[v as usize])
+                    .find(|v| v.vm_start <= page && page < v.vm_end);
+                let private = vma.is_none_or(|v| v.vm_flags & VM_SHARED == 0);
                 if private {
                     wr.insert(page);
                 }
@@ -70,6 +73,26 @@ impl Ghost {
                     drop_range(un, start + new_len, start + old_len);
                 } else if un.contains(&start) {
                     un.extend(start + old_len..start + new_len);
+                }
+            }
+            KOp::MremapMove {
+                start,
+                old_len,
+                new_len,
+                new_start,
+                ..
+            } => {
+                // written pages move with their ptes; the copy keeps the VMA's VM_ACCOUNT
+                let moved: Vec<u64> = wr
+                    .range(start..start + old_len)
+                    .map(|&p| p - start + new_start)
+                    .collect();
+                let was_unaccounted = un.contains(&start);
+                drop_range(wr, start, start + old_len);
+                drop_range(un, start, start + old_len);
+                wr.extend(moved);
+                if was_unaccounted {
+                    un.extend(new_start..new_start + new_len);
                 }
             }
             KOp::Mprotect {

@@ -116,7 +116,11 @@ pub fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<L
                 start: (k.start.saturating_sub(base)) / page,
                 end: (k.end.saturating_sub(base)) / page,
                 backing,
-                pgoff: k.offset / page,
+                // a private /dev/zero mapping is at the file offset of its absolute address
+                // (see `KOp::Mmap`); a regular file's offsets are far below the base
+                pgoff: (k.offset / page)
+                    .checked_sub(base / page)
+                    .unwrap_or(k.offset / page),
                 writable: k.perms.get(1..2) == Some("w"),
                 shared: k.perms.get(3..4) == Some("s"),
                 anon: k.anonymous_kb > 0,

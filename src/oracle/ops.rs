@@ -21,6 +21,13 @@ pub enum KOp {
         file: Option<usize>,
         pgoff: u64,
         shared: bool,
+        /// The file is /dev/zero: its private mapping is anonymous, and the model numbers an
+        /// anonymous mapping's pgoff by its address, so the driver maps it at the file offset
+        /// of its absolute address (as mremap sets it for one never faulted) and reads offsets
+        /// back relative to the base.
+        dev_zero: bool,
+        /// MAP_GROWSDOWN (`sys_mmap_growsdown`; anonymous).
+        growsdown: bool,
     },
     Munmap {
         mm: usize,
@@ -40,6 +47,15 @@ pub enum KOp {
         start: u64,
         old_len: u64,
         new_len: u64,
+    },
+    /// mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of `[start, start + old_len)` to
+    /// `[new_start, new_start + new_len)`.
+    MremapMove {
+        mm: usize,
+        start: u64,
+        old_len: u64,
+        new_len: u64,
+        new_start: u64,
     },
     /// A write to one page: a store when the VMA is writable, else a forced write through
     /// /proc/self/mem (the kernel's FOLL_FORCE path breaks COW the same way).
@@ -68,6 +84,7 @@ impl KOp {
             | KOp::Munmap { mm, .. }
             | KOp::Mprotect { mm, .. }
             | KOp::Mremap { mm, .. }
+            | KOp::MremapMove { mm, .. }
             | KOp::WriteFault { mm, .. }
             | KOp::ReadFault { mm, .. }
             | KOp::Fork { mm, .. } => mm,
@@ -87,7 +104,8 @@ pub enum Translated {
 pub fn skip_reason(func: &str) -> Option<String> {
     match func {
         "sys_mmap" | "sys_munmap" | "sys_mprotect" | "sys_mremap_expand" | "sys_mremap_shrink"
-        | "sys_fork" | "sys_exit" | "do_anonymous_fault" | "do_file_fault" => None,
+        | "sys_mremap_move" | "sys_mmap_growsdown" | "do_stack_fault" | "sys_fork" | "sys_exit"
+        | "do_anonymous_fault" | "do_file_fault" => None,
         "sys_shift_down" => Some("exec's stack move (relocate_vma_down) has no system call".into()),
         f if f.starts_with("contract_") => {
             Some("contract-mode internal function: no system call passes these arguments".into())
@@ -170,8 +188,32 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 file,
                 pgoff: if file.is_some() { int(call, 4)? } else { start },
                 shared: boolean(call, 5)?,
+                dev_zero: file.is_some_and(|f| w.files[f].dev_zero),
+                growsdown: false,
             }
         }
+        "sys_mmap_growsdown" => {
+            let (start, end) = (int(call, 1)?, int(call, 2)?);
+            if end <= start {
+                return Err(format!("{call}: empty range"));
+            }
+            KOp::Mmap {
+                mm,
+                start,
+                len: end - start,
+                file: None,
+                pgoff: start,
+                shared: false,
+                dev_zero: false,
+                growsdown: true,
+            }
+        }
+        // a store just below the stack: the kernel grows it (expand_downwards) and faults
+        "do_stack_fault" => KOp::WriteFault {
+            mm,
+            page: int(call, 1)?,
+            store: true,
+        },
         "sys_munmap" => {
             let (start, end) = (int(call, 1)?, int(call, 2)?);
             if end <= start {
@@ -225,6 +267,25 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 start: s,
                 old_len: e - s,
                 new_len: new_end - s,
+            }
+        }
+        "sys_mremap_move" => {
+            let (start, old_len) = (int(call, 1)?, int(call, 2)?);
+            let (new_len, new_start) = (int(call, 3)?, int(call, 4)?);
+            vma_at(w, mm, start)
+                .filter(|v| start + old_len <= v.1)
+                .ok_or_else(|| {
+                    format!("{call}: the old range is not inside one VMA of the model")
+                })?;
+            if old_len == 0 || new_len < old_len {
+                return Err(format!("{call}: an empty or shrinking move"));
+            }
+            KOp::MremapMove {
+                mm,
+                start,
+                old_len,
+                new_len,
+                new_start,
             }
         }
         "do_anonymous_fault" | "do_file_fault" => {
@@ -314,7 +375,9 @@ mod tests {
                 len: 1,
                 file: None,
                 pgoff: 3,
-                shared: false
+                shared: false,
+                dev_zero: false,
+                growsdown: false
             })
         );
     }

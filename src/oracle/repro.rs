@@ -219,9 +219,10 @@ fn wrap(c: &mut String, text: &str) {
 
 fn emit(c: &mut String, op: &KOp, next: usize) {
     match *op {
-        KOp::Mmap { start, len, file, pgoff, shared, .. } => {
+        KOp::Mmap { start, len, file, pgoff, shared, growsdown, .. } => {
             let fd = file.map_or("-1".to_string(), |f| format!("fd[{f}]"));
             let flags = match (file, shared) {
+                (None, _) if growsdown => "MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN",
                 (None, _) => "MAP_PRIVATE | MAP_ANONYMOUS",
                 (Some(_), true) => "MAP_SHARED",
                 (Some(_), false) => "MAP_PRIVATE",
@@ -234,6 +235,7 @@ fn emit(c: &mut String, op: &KOp, next: usize) {
             c.push_line(format_args!("\t\tif (mprotect(PAGE_AT({start}), {len} * PG, {prot}))\n\t\t\tdie(\"mprotect\");"))
         }
         KOp::Mremap { start, old_len, new_len, .. } => c.push_line(format_args!("\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG, 0) == MAP_FAILED)\n\t\t\tdie(\"mremap\");")),
+        KOp::MremapMove { start, old_len, new_len, new_start, .. } => c.push_line(format_args!("\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG,\n\t\t\t   MREMAP_MAYMOVE | MREMAP_FIXED, PAGE_AT({new_start})) == MAP_FAILED)\n\t\t\tdie(\"mremap move\");")),
         KOp::WriteFault { page, store: true, .. } => {
             c.push_line(format_args!("\t\t*(volatile char *)PAGE_AT({page}) = 1;\t/* write fault */"))
         }

@@ -104,6 +104,24 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
             n(c, 1),
             n(c, 2)
         ),
+        "sys_mremap_move" if arity(5) => format!(
+            "mremap({}, {}, {} pages, {} pages, MREMAP_MAYMOVE|MREMAP_FIXED, {})",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2),
+            n(c, 3),
+            n(c, 4)
+        ),
+        "sys_mmap_growsdown" if arity(3) => format!(
+            "mmap({}, {}, anonymous, MAP_PRIVATE|MAP_GROWSDOWN)",
+            obj(c, 0),
+            range(c, 1, 2)
+        ),
+        "do_stack_fault" if arity(2) => format!(
+            "write fault below a stack({}, page {}): expand_downwards",
+            obj(c, 0),
+            n(c, 1)
+        ),
         "sys_shift_down" if arity(3) => format!(
             "exec stack move({}, VMA at {}, down {} pages)",
             obj(c, 0),

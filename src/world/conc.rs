@@ -39,9 +39,11 @@ pub struct WalkRecord {
     pub required: BTreeSet<u32>,
     /// (mm, address) of the page through each required VMA when the walk began.
     pub required_at: Vec<(u32, (u32, u64))>,
-    /// Ghost ptes `(mm, address, folio)` that map the walked folio and have done so at every
-    /// state since the walk began: each must be reached (`rmap-complete`).
-    pub required_ptes: Vec<(u32, u64, super::Folio)>,
+    /// Ghost ptes `(mm, address, folio, reached)` that map the walked folio and have done so at
+    /// every state since the walk began (a pte moved by mremap's `move_page_tables` keeps its
+    /// entry at its new address): each must be reached (`rmap-complete`), that is, reported
+    /// through a VMA whose address for the page was the pte's address at that moment.
+    pub required_ptes: Vec<(u32, u64, super::Folio, bool)>,
     /// VMAs the walk reported.
     pub found: BTreeSet<u32>,
     /// (mm, address) of the page through each VMA reported, when it was reported.
@@ -169,7 +171,7 @@ impl World {
             let now = self.mapping_vmas(t, p);
             self.walks[i].required.retain(|v| now.contains(v));
             let mut ptes = std::mem::take(&mut self.walks[i].required_ptes);
-            ptes.retain(|&(m, a, f)| {
+            ptes.retain(|&(m, a, f, _)| {
                 self.mms[m as usize].ptes.get(&a) == Some(&f) && !self.temporary_stack(m, a)
             });
             self.walks[i].required_ptes = ptes;
@@ -198,7 +200,11 @@ impl World {
             .iter()
             .filter_map(|&v| Some((v, self.page_address(v, target, pgoff)?)))
             .collect();
-        let required_ptes = self.ptes_of(target, pgoff);
+        let required_ptes = self
+            .ptes_of(target, pgoff)
+            .into_iter()
+            .map(|(m, a, f)| (m, a, f, false))
+            .collect();
         self.walks.push(WalkRecord {
             tid: t,
             target,
@@ -236,6 +242,11 @@ impl World {
         self.walks[i].found.insert(v);
         if let Some(at) = self.page_address(v, target, p) {
             self.walks[i].found_at.insert(at);
+            for r in self.walks[i].required_ptes.iter_mut() {
+                if (r.0, r.1) == at && self.mms[at.0 as usize].ptes.get(&at.1) == Some(&r.2) {
+                    r.3 = true;
+                }
+            }
         }
         Ok(())
     }
@@ -262,8 +273,8 @@ impl World {
         let lost: Vec<String> = w
             .required_ptes
             .iter()
-            .filter(|&&(m, a, _)| !w.found_at.contains(&(m, a)))
-            .map(|&(m, a, f)| format!("pte (mm#{m}, address {a}) of {}", self.describe_folio(f)))
+            .filter(|&&(_, _, _, reached)| !reached)
+            .map(|&(m, a, f, _)| format!("pte (mm#{m}, address {a}) of {}", self.describe_folio(f)))
             .collect();
         if !lost.is_empty() {
             self.violate(

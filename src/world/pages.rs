@@ -10,7 +10,7 @@
 //! | `fault_anon_page` (`do_anonymous_page`, `do_cow_fault`, `wp_page_copy`, `wp_page_reuse`) | the pte at the address maps an anonymous folio of `vma->anon_vma` with index `linear_page_index(vma, addr)`: a new one, or, when the present anonymous folio is mapped by this pte alone, the same folio moved to `vma->anon_vma` (`folio_move_anon_rmap`) |
 //! | `fault_file_page` (`do_read_fault`, `filemap_map_pages`) | the pte maps the page-cache folio `(mapping, linear_page_index(vma, addr))` |
 //! | `copy_page_range` (`copy_page_range` from `dup_mmap`) | the child mm maps, at the same addresses, every folio the parent maps inside the parent VMA |
-//! | `move_page_tables` (`move_page_tables` from exec's `relocate_vma_down`) | ptes move with their folios to the new addresses |
+//! | `move_page_tables` (`move_page_tables` from exec's `relocate_vma_down`, `move_ptes` from mremap's `move_vma`) | ptes move with their folios to the new addresses; a concurrent walk must then reach them there |
 //! | `unmap_vmas`, `zap_page_range_single` (`unmap_vmas`, `zap_page_range_single`) | the ptes of the range are dropped |
 //!
 //! Every other call (split, merge, mprotect, expand, shrink, rmap tree work) leaves ptes alone,
@@ -183,6 +183,14 @@ impl World {
         }
         for (a, f) in moved {
             pt.insert(a - old + new, f);
+        }
+        // a walk in progress now needs the moved ptes at their new addresses
+        for w in self.walks.iter_mut().filter(|w| !w.done) {
+            for r in w.required_ptes.iter_mut() {
+                if r.0 == mm && (old..old + len).contains(&r.1) {
+                    r.1 = r.1 - old + new;
+                }
+            }
         }
         Ok(())
     }

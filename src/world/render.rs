@@ -31,6 +31,9 @@ impl World {
         if vma.vm_flags & super::builtins::VM_SHARED != 0 {
             s += " shared";
         }
+        if vma.vm_flags & super::builtins::VM_GROWSDOWN != 0 {
+            s += " growsdown";
+        }
         if let Some(a) = vma.anon_vma {
             s.push_fmt(format_args!(" anon_vma#{a}"));
         }

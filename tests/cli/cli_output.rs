@@ -535,7 +535,7 @@ fn every_model_function_names_its_kernel_function() {
         "{out}"
     );
     assert!(
-        out.contains("in sys_mmap (kernel: mm/vma.c __mmap_region):"),
+        out.contains("in mmap_region (kernel: mm/vma.c __mmap_region):"),
         "{out}"
     );
 }

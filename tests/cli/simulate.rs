@@ -12,8 +12,9 @@ use std::path::Path;
 use std::process::Command;
 
 const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
-/// Caught in callers mode at the default scope by walk 26 of seed 1 (a 4-call membership
-/// violation); the exhaustive search needs depth 4 for it.
+/// Caught in callers mode at the default scope by walk 82 of seed 1 (a 13-call
+/// tree-precondition violation; walk 26, a 4-call membership one, before issue 14 added three
+/// entry points to the walks' choices); the exhaustive search needs depth 4 for it.
 const MUTANT: &str = "models/mutants/no-reinsert-adj-next.rmap";
 
 fn rmapcheck(args: &[&str]) -> (i32, String, String) {
@@ -87,7 +88,7 @@ fn same_seed_same_output_and_the_verdict_is_incomplete() {
 fn the_report_is_the_same_on_one_thread_and_on_two() {
     let scope = Scope::load("default").unwrap();
     let sim = Simulation {
-        walks: 60,
+        walks: 100,
         depth: 20,
         seed: 1,
     };
@@ -109,14 +110,14 @@ fn the_report_is_the_same_on_one_thread_and_on_two() {
             (Outcome::Counterexample(x), Outcome::Counterexample(y)) => {
                 assert!(fails, "{model}");
                 assert_eq!(x.calls, y.calls);
-                assert_eq!(a.failing_walk, Some(25));
-                assert_eq!(a.walks, 26);
+                assert_eq!(a.failing_walk, Some(81));
+                assert_eq!(a.walks, 82);
             }
             (Outcome::Incomplete { reason: x, .. }, Outcome::Incomplete { reason: y, .. }) => {
                 assert!(!fails, "{model}");
-                assert_eq!(x, "simulated 60 walks, depth 20, seed 1");
+                assert_eq!(x, "simulated 100 walks, depth 20, seed 1");
                 assert_eq!(x, y);
-                assert_eq!(a.walks, 60);
+                assert_eq!(a.walks, 100);
             }
             _ => panic!("{model}: different or unexpected outcomes"),
         }
@@ -141,7 +142,9 @@ fn a_mutant_is_caught_and_its_trace_replays() {
     let (rc, out, err) = rmapcheck(&args);
     assert_eq!(rc, 1, "{out}{err}");
     assert!(
-        out.contains("COUNTEREXAMPLE membership (walk 26 of 300, depth 20, seed 1); 26 walks,"),
+        out.contains(
+            "COUNTEREXAMPLE tree-precondition (walk 82 of 300, depth 20, seed 1); 82 walks,"
+        ),
         "{out}"
     );
     assert!(out.contains("rmapcheck counterexample:"), "{out}");
@@ -150,11 +153,11 @@ fn a_mutant_is_caught_and_its_trace_replays() {
     let t = trace.to_str().unwrap();
     let (rc, out, err) = rmapcheck(&["replay", t]);
     assert_eq!(rc, 1, "{out}{err}");
-    assert!(out.contains("reproduced: membership"), "{out}");
+    assert!(out.contains("reproduced: tree-precondition"), "{out}");
     let (rc, out, err) = rmapcheck(&["replay", t, "--minimise"]);
     assert_eq!(rc, 1, "{out}{err}");
-    assert!(out.contains("minimised: 4 calls -> "), "{out}");
-    assert!(out.contains("reproduced: membership"), "{out}");
+    assert!(out.contains("minimised: 13 calls -> "), "{out}");
+    assert!(out.contains("reproduced: tree-precondition"), "{out}");
     // the baseline does not have the bug
     let (rc, out, _) = rmapcheck(&["replay", t, "--model", BASELINE]);
     assert_eq!(rc, 0, "{out}");

@@ -61,6 +61,18 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
             at,
             pgoff
         }),
+        (b, b, b).prop_map(|(mm, start, len)| AbstractOp::MmapGrowsdown { mm, start, len }),
+        (b, b, b).prop_map(|(mm, vma, below)| AbstractOp::StackFault { mm, vma, below }),
+        (b, b, b, b, b, b).prop_map(|(mm, vma, start, len, grow, dest)| {
+            AbstractOp::MremapMove {
+                mm,
+                vma,
+                start,
+                len,
+                grow,
+                dest,
+            }
+        }),
     ]
 }
 

@@ -123,6 +123,39 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
                 pages[m].insert(s - sh + i as u64, pg);
             }
         }
+        "sys_mremap_move" => {
+            let (s, ol, nl, n) = (int(&a[1]), int(&a[2]), int(&a[3]), int(&a[4]));
+            let (_, &(_, v)) = w.mms[m].vmas.range(..=s).next_back().expect("a VMA at s");
+            let x = &w.vmas[v as usize];
+            // copy_vma(): an anonymous VMA never faulted takes its new address as pgoff
+            let fresh = x.is_anonymous() && x.anon_vma.is_none();
+            let moved: Vec<Page> = (s..s + ol).map(|p| pages[m][&p]).collect();
+            pages[m].retain(|&p, _| p < s || p >= s + ol);
+            let first = moved[0];
+            for i in 0..nl {
+                let pg = if i < ol {
+                    moved[i as usize]
+                } else {
+                    (first.0, first.1 + i, first.2, first.3)
+                };
+                let pg = if fresh { (pg.0, n + i, pg.2, pg.3) } else { pg };
+                pages[m].insert(n + i, pg);
+            }
+        }
+        "sys_mmap_growsdown" => {
+            for p in int(&a[1])..int(&a[2]) {
+                pages[m].insert(p, (None, p, false, true));
+            }
+        }
+        "do_stack_fault" => {
+            // the stack above the address grows down to it, its pgoff with it
+            let addr = int(&a[1]);
+            let (&start, _) = w.mms[m].vmas.range(addr..).next().expect("a stack above");
+            let top = pages[m][&start];
+            for p in addr..start {
+                pages[m].insert(p, (None, top.1 - (start - p), false, true));
+            }
+        }
         "sys_fork" => {
             let copy = pages[m].clone();
             pages.push(copy);

@@ -293,7 +293,9 @@ fn cached_keys_anon_updated_in_place_without_refresh() {
          list_for_each_entry(avc, &vma->anon_vma_chain, same_vma)\n\
          anon_rmap_tree_propagate(avc);\n}",
     );
-    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::CachedKeys, 3);
+    // two calls since issue 14: a MAP_GROWSDOWN mmap and a fault below it (the stack's start
+    // moves while its AVC stays in the tree); three (mmap, fault, split) before
+    expect_cex(&p, &scope(3, Mode::Callers, &[]), Invariant::CachedKeys, 2);
 }
 
 #[test]

@@ -13,4 +13,6 @@ mod model_fixtures;
 mod mutant_models;
 mod pages;
 mod patch_models;
+mod remap;
+mod stack;
 mod world_basics;

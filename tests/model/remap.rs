@@ -1,0 +1,108 @@
+//! mremap move (issue 14): the baseline's `sys_mremap_move` on small scenarios (ptes move with
+//! their folios, the copy merges at the destination, an unfaulted anonymous VMA takes its new
+//! address as pgoff) and the three mutants only it reaches, each caught and each clean without
+//! the move.
+
+use crate::model_fixtures::*;
+use rmapcheck::check::Invariant;
+use rmapcheck::explore::interleave::{explore, Config, IOutcome};
+use rmapcheck::world::scenario::{Call, Scenario};
+use rmapcheck::world::Folio;
+
+fn m(name: &str) -> String {
+    format!("models/mutants/{name}.rmap")
+}
+
+const ANON_MOVE: [&str; 3] = [
+    "sys_mmap(mm#0, NULL, 0, 1, 0, false)",
+    "do_anonymous_fault(mm#0, 0)",
+    "sys_mremap_move(mm#0, 0, 1, 1, 2)",
+];
+
+const FILE_MOVE: [&str; 2] = [
+    "sys_mmap(mm#0, file#0, 0, 1, 0, false)",
+    "sys_mremap_move(mm#0, 0, 1, 1, 2)",
+];
+
+/// The faulted anonymous page moves with its folio; the copy keeps the old pgoff.
+#[test]
+fn an_anonymous_page_moves_with_its_vma() {
+    let w = run_clean(&load(BASELINE), EMPTY, &ANON_MOVE);
+    assert_eq!(layout(&w, 0), vec![(2, 3, 0)]);
+    let ptes: Vec<u64> = w.mms[0].ptes.keys().copied().collect();
+    assert_eq!(ptes, vec![2]);
+    assert!(matches!(w.mms[0].ptes[&2], Folio::Anon(_)));
+}
+
+/// A VMA never faulted takes its new address as pgoff, and a grown move keeps the length asked.
+#[test]
+fn an_unfaulted_anonymous_vma_takes_its_new_address_as_pgoff() {
+    let calls = [
+        "sys_mmap(mm#0, NULL, 0, 1, 0, false)",
+        "sys_mremap_move(mm#0, 0, 1, 2, 2)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(2, 4, 2)]);
+}
+
+/// The copy merges into the file VMA before it when the offsets line up.
+#[test]
+fn the_copy_merges_at_the_destination() {
+    let calls = [
+        "sys_mmap(mm#0, file#0, 0, 1, 0, true)",
+        "sys_mmap(mm#0, file#0, 2, 3, 1, true)",
+        "do_file_fault(mm#0, 2)",
+        "sys_mremap_move(mm#0, 2, 1, 1, 1)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(0, 2, 0)]);
+    assert_eq!(
+        w.mms[0].ptes.get(&1),
+        Some(&Folio::File {
+            mapping: 0,
+            index: 1
+        })
+    );
+}
+
+#[test]
+fn remap_no_anon_vma_clone_is_caught_and_needs_the_move() {
+    let p = load(&m("remap-no-anon-vma-clone"));
+    run_fails(&p, EMPTY, &ANON_MOVE, 2, Invariant::Membership);
+    run_clean(&p, EMPTY, &ANON_MOVE[..2]);
+}
+
+#[test]
+fn remap_no_link_file_is_caught_and_needs_the_move() {
+    let p = load(&m("remap-no-link-file"));
+    run_fails(&p, EMPTY, &FILE_MOVE, 1, Invariant::Membership);
+    run_clean(&p, EMPTY, &FILE_MOVE[..1]);
+}
+
+/// remap-no-rmap-locks: every call runs clean on its own; the walk of the moved page, which
+/// visits the merged VMA before the old one, misses the pte moved in between.
+#[test]
+fn remap_no_rmap_locks_is_caught_by_a_concurrent_walk_only() {
+    let text = std::fs::read_to_string("examples/interleave/remap-merge-prev.toml").unwrap();
+    let sc = Scenario::parse(&text).unwrap();
+    let calls: Vec<&str> = sc.calls.iter().map(String::as_str).collect();
+    let p = load(&m("remap-no-rmap-locks"));
+    run_clean(&p, &text, &calls);
+    let w = run_clean(&load(BASELINE), &text, &calls[..1]);
+    let threads: Vec<Call> = [calls[1], "rmap_walk_file(mapping#0, 102)"]
+        .iter()
+        .map(|c| Call::parse(c).unwrap())
+        .collect();
+    let cfg = Config::default();
+    let base = explore(&load(BASELINE), BASELINE, &w, &threads, &cfg).unwrap();
+    assert!(
+        matches!(base.outcome, IOutcome::Holds),
+        "{:?}",
+        base.outcome
+    );
+    let r = explore(&p, "remap-no-rmap-locks", &w, &threads, &cfg).unwrap();
+    match r.outcome {
+        IOutcome::Violation(t) => assert_eq!(t.invariant(), Some(Invariant::RmapComplete)),
+        o => panic!("not caught: {o:?}"),
+    }
+}

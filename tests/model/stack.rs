@@ -1,0 +1,51 @@
+//! Stack growth (issue 14): a fault below a MAP_GROWSDOWN mapping grows it down, moving its
+//! start and page offsets under the anon_vma lock, and the two mutants only it reaches.
+
+use crate::model_fixtures::*;
+use rmapcheck::check::Invariant;
+
+fn m(name: &str) -> String {
+    format!("models/mutants/{name}.rmap")
+}
+
+const GROW: [&str; 3] = [
+    "sys_mmap_growsdown(mm#0, 2, 3)",
+    "do_anonymous_fault(mm#0, 2)",
+    "do_stack_fault(mm#0, 1)",
+];
+
+/// The stack grows down to the faulting page, its pgoff with it, and the new page is mapped.
+#[test]
+fn a_fault_below_a_stack_grows_it() {
+    let w = run_clean(&load(BASELINE), EMPTY, &GROW);
+    assert_eq!(layout(&w, 0), vec![(1, 3, 1)]);
+    let ptes: Vec<u64> = w.mms[0].ptes.keys().copied().collect();
+    assert_eq!(ptes, vec![1, 2]);
+}
+
+/// stack_guard_gap: a VMA below that is not a stack refuses the growth.
+#[test]
+fn a_mapping_below_blocks_the_growth() {
+    let calls = [
+        "sys_mmap(mm#0, NULL, 0, 1, 0, false)",
+        "sys_mmap_growsdown(mm#0, 2, 3)",
+        "do_stack_fault(mm#0, 1)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(0, 1, 0), (2, 3, 2)]);
+    assert!(w.mms[0].ptes.is_empty());
+}
+
+#[test]
+fn stack_grow_no_anon_update_is_caught_and_needs_the_growth() {
+    let p = load(&m("stack-grow-no-anon-update"));
+    run_fails(&p, EMPTY, &GROW, 2, Invariant::CachedKeys);
+    run_clean(&p, EMPTY, &GROW[..2]);
+}
+
+#[test]
+fn stack_grow_keeps_pgoff_is_caught_and_needs_the_growth() {
+    let p = load(&m("stack-grow-keeps-pgoff"));
+    run_fails(&p, EMPTY, &GROW, 2, Invariant::RmapComplete);
+    run_clean(&p, EMPTY, &GROW[..2]);
+}
