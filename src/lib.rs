@@ -4,7 +4,8 @@
 //! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
 //! trees are the kernel-exact trees of [`tree`]. [`check`] judges the invariants on the world,
-//! [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
+//! [`entry`] holds the one table of entry points (arguments, offers, fuzzer picks,
+//! preconditions), [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
 //! [`cmd`] build on those.
 //!
 //! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
@@ -14,6 +15,7 @@
 
 pub mod check;
 pub mod cmd;
+pub mod entry;
 pub mod exec;
 pub mod explore;
 pub mod fuzzing;
