@@ -5,13 +5,13 @@
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
 //! trees are the kernel-exact trees of [`tree`]. [`check`] judges the invariants on the world,
 //! [`entry`] holds the one table of entry points (arguments, offers, fuzzer picks,
-//! preconditions), [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on those.
+//! preconditions), [`explore`] searches call sequences, and [`trace`], [`report`], [`oracle`],
+//! [`fuzzing`] and [`cmd`] build on those.
 //!
 //! At the bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
-//! and [`lang`] nothing of [`exec`] or the layers above it; tests/cli/layering.rs checks these rules
-//! on the sources. Above them the modules are not strictly layered: some refer to each other both
-//! ways.
+//! and [`lang`] nothing of [`exec`] or the layers above it; [`entry`] names nothing above
+//! [`world`], [`check`] and [`exec`]; tests/cli/layering.rs checks these rules on the sources.
+//! Above them the modules are not strictly layered: some refer to each other both ways.
 
 pub mod check;
 pub mod cmd;

@@ -409,3 +409,20 @@ fn the_checker_core_names_only_the_budget() {
         }
     }
 }
+
+/// The entry table sits above the world, the invariants and the interpreter and below every
+/// user of it (the alphabet, the fuzzer, replay), so the fuzzer and replay use it without the
+/// searches or the command line; the world and the interpreter name nothing of it.
+#[test]
+fn the_entry_table_names_only_what_lies_below_it() {
+    let mut bad = naming(
+        "entry",
+        &[
+            "explore", "trace", "cmd", "fuzzing", "oracle", "report", "models",
+        ],
+    );
+    for d in ["world", "exec", "lang", "tree"] {
+        bad.extend(naming(d, &["entry"]));
+    }
+    assert!(bad.is_empty(), "a layering break:\n{}", bad.join("\n"));
+}
