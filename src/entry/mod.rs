@@ -137,7 +137,7 @@ pub enum Arg {
     FileOrNull,
     /// A page number, length or page offset: a non-negative integer (or a boolean, as 0 / 1).
     Page,
-    /// A boolean (or an integer, as C passes one).
+    /// A boolean (or any integer, true when not 0, as C passes one).
     Flag,
 }
 

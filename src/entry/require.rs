@@ -109,7 +109,7 @@ pub fn arg_kind(w: &World, c: &Call, mm: u32, i: usize, kind: Arg) -> Result<(),
         },
         Arg::Page => arg_int(c, i).map(drop),
         Arg::Flag => match c.args.get(i) {
-            Some(Value::Bool(_) | Value::Int(0 | 1)) => Ok(()),
+            Some(Value::Bool(_) | Value::Int(_)) => Ok(()),
             other => Err(format!("{c}: argument {} is {other:?}, not a flag", i + 1)),
         },
     }

@@ -218,7 +218,7 @@ fn a_call_that_breaks_each_rule_is_refused() {
         ("sys_munmap(mm#0, 3, 3)", "empty range"),
         ("sys_mprotect(mm#0, 4, 5, true)", "no VMA at 4"),
         ("sys_mprotect(mm#0, 0, 3, true)", "not inside one VMA"),
-        ("sys_mprotect(mm#0, 0, 2, 7)", "not a flag"),
+        ("sys_mprotect(mm#0, 0, 2, NULL)", "not a flag"),
         (
             "sys_mremap_expand(mm#0, 1, 5)",
             "not a VMA start, or no growth",
