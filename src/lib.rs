@@ -4,21 +4,24 @@
 //! [`lang`] to a flat step program whose constants are [`value`]s; [`exec`] runs it as resumable
 //! threads against its `Host` trait, which [`world`] implements with kernel objects whose rmap
 //! trees are the kernel-exact trees of [`tree`], and which records what its builtins find as
-//! [`invariant`] violations. [`check`] judges the invariants on the world. [`scope`] (the bounds
-//! of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its text and
-//! DOT renderings) sit on those; [`explore`] searches call sequences and builds, replays and
-//! minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and [`cmd`] build on
-//! all of them.
+//! [`invariant`] violations. [`check`] judges the invariants on the world. [`entry`] holds the
+//! one table of entry points (arguments, offers, fuzzer picks, preconditions). [`scope`] (the
+//! bounds of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its
+//! text and DOT renderings) sit on those; [`explore`] searches call sequences and builds,
+//! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
+//! [`cmd`] build on all of them.
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
 //! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
 //! [`lang`] nothing of [`exec`] or the layers above it, and [`invariant`] nothing but [`tree`];
-//! the world and the interpreter name the invariant type but never the checks; [`trace`] and
-//! [`scope`] name nothing of [`explore`], [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only
-//! [`cmd`] names [`cmd`]. No two modules refer to each other.
+//! the world and the interpreter name the invariant type but never the checks; [`entry`] names
+//! nothing above [`world`], [`check`] and [`exec`]; [`trace`] and [`scope`] name nothing of
+//! [`explore`], [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only [`cmd`] names [`cmd`]. No
+//! two modules refer to each other.
 
 pub mod check;
 pub mod cmd;
+pub mod entry;
 pub mod exec;
 pub mod explore;
 pub mod fuzzing;

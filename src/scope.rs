@@ -34,36 +34,8 @@ pub enum ScopeError {
     },
 }
 
-/// Which calls the explorer makes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Only the system-call level entry points, with the arguments the kernel passes.
-    Callers,
-    /// Also the internal functions (`contract_*` entry points) with any arguments their
-    /// documented preconditions allow.
-    Contract,
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::Callers => "callers",
-            Mode::Contract => "contract",
-        })
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s {
-            "callers" => Ok(Mode::Callers),
-            "contract" => Ok(Mode::Contract),
-            _ => Err(format!("unknown mode {s:?} (expected callers or contract)")),
-        }
-    }
-}
+/// Which calls the explorer makes (callers only, or the contract entry points too).
+pub use crate::entry::Mode;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -250,6 +222,15 @@ impl Scope {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }
         check_kinds(&self.walker_kinds)?;
+        for e in &self.entries {
+            if crate::entry::EntryPoint::from_name(e).is_none() {
+                let known: Vec<&str> = crate::entry::EntryPoint::all().map(|p| p.name()).collect();
+                return Err(format!(
+                    "entries: unknown entry point {e:?} (known: {})",
+                    known.join(", ")
+                ));
+            }
+        }
         Ok(())
     }
 

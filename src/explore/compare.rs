@@ -164,8 +164,9 @@ pub struct Report {
 /// The kind a call is counted under: its entry point, with the side of a split when the call
 /// says it.
 pub fn kind(call: &Call) -> String {
-    match (call.func.as_str(), call.args.get(3)) {
-        ("contract_split", Some(nb)) => format!("contract_split new_below={nb}"),
+    let split = crate::entry::EntryPoint::ContractSplit.name();
+    match call.args.get(3) {
+        Some(nb) if call.func == split => format!("{split} new_below={nb}"),
         _ => call.func.clone(),
     }
 }

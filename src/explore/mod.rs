@@ -6,7 +6,6 @@ pub mod alphabet;
 pub mod budget;
 pub mod checker;
 pub mod compare;
-pub mod contract_pages;
 pub mod distributed;
 pub mod footprint;
 pub mod interleave;

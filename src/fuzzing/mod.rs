@@ -34,7 +34,7 @@ pub fn validate_call(prog: &Program, w: &World, c: &Call) -> Result<(), String> 
 }
 
 /// The entry point a model file must define to be picked by the fuzzers.
-pub const ENTRY_MARKER: &str = "sys_mmap";
+pub const ENTRY_MARKER: crate::entry::EntryPoint = crate::entry::EntryPoint::Mmap;
 
 /// Environment variable that overrides where the fuzz targets and commands look for models.
 pub const MODELS_ENV: &str = "RMAPCHECK_MODELS";
@@ -139,7 +139,7 @@ pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, String> {
         }
         let contract = !finding(crate::explore::scope::Mode::Contract);
         let prog = crate::models::load_model(&p)?;
-        if prog.function(ENTRY_MARKER).is_some() {
+        if prog.function(ENTRY_MARKER.name()).is_some() {
             out.push(FuzzModel {
                 path: p,
                 prog,

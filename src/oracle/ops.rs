@@ -3,6 +3,7 @@
 //! that no system call reaches (exec's stack move, contract-mode internals, names this module
 //! does not know) are skipped with a reason, never dropped silently.
 
+use crate::entry::EntryPoint;
 use crate::exec::host::{ObjKind, Value};
 use crate::world::builtins::VM_WRITE;
 use crate::world::scenario::Call;
@@ -100,20 +101,27 @@ pub enum Translated {
     Skip(String),
 }
 
+/// The entry point `func` names when kdiff drives it, else why it is skipped.
+fn driven(func: &str) -> Result<EntryPoint, String> {
+    use EntryPoint::*;
+    let Some(p) = EntryPoint::from_name(func) else {
+        return Err(format!(
+            "entry point {func:?} is not one kdiff knows how to drive"
+        ));
+    };
+    match p {
+        Mmap | Munmap | Mprotect | MremapExpand | MremapShrink | MremapMove | MmapGrowsdown
+        | StackFault | Fork | Exit | AnonymousFault | FileFault => Ok(p),
+        ShiftDown => Err("exec's stack move (relocate_vma_down) has no system call".into()),
+        ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
+            Err("contract-mode internal function: no system call passes these arguments".into())
+        }
+    }
+}
+
 /// Why an entry point is not driven, or None when it is one kdiff drives.
 pub fn skip_reason(func: &str) -> Option<String> {
-    match func {
-        "sys_mmap" | "sys_munmap" | "sys_mprotect" | "sys_mremap_expand" | "sys_mremap_shrink"
-        | "sys_mremap_move" | "sys_mmap_growsdown" | "do_stack_fault" | "sys_fork" | "sys_exit"
-        | "do_anonymous_fault" | "do_file_fault" => None,
-        "sys_shift_down" => Some("exec's stack move (relocate_vma_down) has no system call".into()),
-        f if f.starts_with("contract_") => {
-            Some("contract-mode internal function: no system call passes these arguments".into())
-        }
-        f => Some(format!(
-            "entry point {f:?} is not one kdiff knows how to drive"
-        )),
-    }
+    driven(func).err()
 }
 
 fn int(call: &Call, i: usize) -> Result<u64, String> {
@@ -165,12 +173,14 @@ fn vma_at(w: &World, mm: usize, addr: u64) -> Option<(u64, u64, i64)> {
 
 /// Translate `call`, made on the world `w` (the model world before the call).
 pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
-    if let Some(r) = skip_reason(&call.func) {
-        return Ok(Translated::Skip(r));
-    }
+    use EntryPoint::*;
+    let p = match driven(&call.func) {
+        Ok(p) => p,
+        Err(r) => return Ok(Translated::Skip(r)),
+    };
     let mm = mm_arg(call, w)?;
-    let op = match call.func.as_str() {
-        "sys_mmap" => {
+    let op = match p {
+        Mmap => {
             let file = obj(call, 1, ObjKind::File)?;
             if let Some(f) = file {
                 if f >= w.files.len() {
@@ -192,7 +202,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 growsdown: false,
             }
         }
-        "sys_mmap_growsdown" => {
+        MmapGrowsdown => {
             let (start, end) = (int(call, 1)?, int(call, 2)?);
             if end <= start {
                 return Err(format!("{call}: empty range"));
@@ -209,12 +219,12 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             }
         }
         // a store just below the stack: the kernel grows it (expand_downwards) and faults
-        "do_stack_fault" => KOp::WriteFault {
+        StackFault => KOp::WriteFault {
             mm,
             page: int(call, 1)?,
             store: true,
         },
-        "sys_munmap" => {
+        Munmap => {
             let (start, end) = (int(call, 1)?, int(call, 2)?);
             if end <= start {
                 return Err(format!("{call}: empty range"));
@@ -225,7 +235,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 len: end - start,
             }
         }
-        "sys_exit" => {
+        Exit => {
             // the model's exit_mmap() is do_vmi_munmap(0, last end) and the mm lives on
             let end = w
                 .mm_vmas(mm as u32)
@@ -242,7 +252,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 len: end,
             }
         }
-        "sys_mprotect" => {
+        Mprotect => {
             let (start, end) = (int(call, 1)?, int(call, 2)?);
             if end <= start {
                 return Err(format!("{call}: empty range"));
@@ -254,7 +264,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 writable: boolean(call, 3)?,
             }
         }
-        "sys_mremap_expand" | "sys_mremap_shrink" => {
+        MremapExpand | MremapShrink => {
             let (addr, new_end) = (int(call, 1)?, int(call, 2)?);
             let (s, e, _) = vma_at(w, mm, addr)
                 .filter(|v| v.0 == addr)
@@ -269,7 +279,7 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 new_len: new_end - s,
             }
         }
-        "sys_mremap_move" => {
+        MremapMove => {
             let (start, old_len) = (int(call, 1)?, int(call, 2)?);
             let (new_len, new_start) = (int(call, 3)?, int(call, 4)?);
             vma_at(w, mm, start)
@@ -288,11 +298,11 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 new_start,
             }
         }
-        "do_anonymous_fault" | "do_file_fault" => {
+        AnonymousFault | FileFault => {
             let page = int(call, 1)?;
             let (_, _, flags) = vma_at(w, mm, page)
                 .ok_or_else(|| format!("{call}: no VMA at page {page} in the model"))?;
-            if call.func == "do_file_fault" {
+            if p == FileFault {
                 KOp::ReadFault { mm, page }
             } else {
                 KOp::WriteFault {
@@ -302,11 +312,13 @@ pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 }
             }
         }
-        "sys_fork" => KOp::Fork {
+        Fork => KOp::Fork {
             mm,
             child: w.mms.len(),
         },
-        f => return Ok(Translated::Skip(format!("entry point {f:?} is not driven"))),
+        ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
+            return Ok(Translated::Skip(format!("entry point {p} is not driven")))
+        }
     };
     Ok(Translated::Op(op))
 }

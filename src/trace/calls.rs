@@ -4,6 +4,7 @@
 //! `calls_kernel` use this form; the JSON's `calls` keep the stable machine form
 //! (`sys_mmap(mm#0, file#0, 0, 1, 0, false)`) that `run` and `replay` read.
 
+use crate::entry::EntryPoint;
 use crate::exec::host::{ObjKind, Value};
 use crate::world::scenario::Call;
 use crate::world::World;
@@ -66,10 +67,18 @@ fn n(c: &Call, i: usize) -> String {
 /// `c` in the kernel's terms, given the world just before it (for file names and VMA ranges);
 /// the machine form for a function this module does not know.
 pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
-    let args = c.args.len();
-    let arity = |k: usize| args == k;
-    match c.func.as_str() {
-        "sys_mmap" if arity(6) => {
+    match EntryPoint::from_name(&c.func) {
+        Some(p) if c.args.len() == p.entry().args.len() => entry_form(p, c, w),
+        Some(_) => c.to_string(),
+        None => walker_form(c),
+    }
+}
+
+/// A call of entry point `p` with the arguments its record names.
+fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
+    use EntryPoint::*;
+    match p {
+        Mmap => {
             let flags = if boolean(c, 5) == Some(true) {
                 "MAP_SHARED"
             } else {
@@ -83,8 +92,8 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
             };
             format!("mmap({}, {}, {f}{off}, {flags})", obj(c, 0), range(c, 2, 3))
         }
-        "sys_munmap" if arity(3) => format!("munmap({}, {})", obj(c, 0), range(c, 1, 2)),
-        "sys_mprotect" if arity(4) => {
+        Munmap => format!("munmap({}, {})", obj(c, 0), range(c, 1, 2)),
+        Mprotect => {
             let prot = if boolean(c, 3) == Some(true) {
                 "PROT_READ|PROT_WRITE"
             } else {
@@ -92,19 +101,19 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
             };
             format!("mprotect({}, {}, {prot})", obj(c, 0), range(c, 1, 2))
         }
-        "sys_mremap_expand" if arity(3) => format!(
+        MremapExpand => format!(
             "mremap({}, VMA at {}, grow in place to end {})",
             obj(c, 0),
             n(c, 1),
             n(c, 2)
         ),
-        "sys_mremap_shrink" if arity(3) => format!(
+        MremapShrink => format!(
             "mremap({}, VMA at {}, shrink to end {})",
             obj(c, 0),
             n(c, 1),
             n(c, 2)
         ),
-        "sys_mremap_move" if arity(5) => format!(
+        MremapMove => format!(
             "mremap({}, {}, {} pages, {} pages, MREMAP_MAYMOVE|MREMAP_FIXED, {})",
             obj(c, 0),
             n(c, 1),
@@ -112,29 +121,29 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
             n(c, 3),
             n(c, 4)
         ),
-        "sys_mmap_growsdown" if arity(3) => format!(
+        MmapGrowsdown => format!(
             "mmap({}, {}, anonymous, MAP_PRIVATE|MAP_GROWSDOWN)",
             obj(c, 0),
             range(c, 1, 2)
         ),
-        "do_stack_fault" if arity(2) => format!(
+        StackFault => format!(
             "write fault below a stack({}, page {}): expand_downwards",
             obj(c, 0),
             n(c, 1)
         ),
-        "sys_shift_down" if arity(3) => format!(
+        ShiftDown => format!(
             "exec stack move({}, VMA at {}, down {} pages)",
             obj(c, 0),
             n(c, 1),
             n(c, 2)
         ),
-        "sys_fork" if arity(1) => format!("fork({})", obj(c, 0)),
-        "sys_exit" if arity(1) => format!("exit_mmap({})", obj(c, 0)),
-        "do_anonymous_fault" if arity(2) => {
+        Fork => format!("fork({})", obj(c, 0)),
+        Exit => format!("exit_mmap({})", obj(c, 0)),
+        AnonymousFault => {
             format!("write fault({}, page {})", obj(c, 0), n(c, 1))
         }
-        "do_file_fault" if arity(2) => format!("file read fault({}, page {})", obj(c, 0), n(c, 1)),
-        "contract_split" if arity(4) => format!(
+        FileFault => format!("file read fault({}, page {})", obj(c, 0), n(c, 1)),
+        ContractSplit => format!(
             "__split_vma({}, at {}, {})",
             vma(c, 1, w),
             n(c, 2),
@@ -144,19 +153,26 @@ pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
                 "new above"
             }
         ),
-        "contract_shrink" if arity(3) => format!("vma_shrink({}, end {})", vma(c, 1, w), n(c, 2)),
-        "contract_adjust_next" if arity(4) => format!(
+        ContractShrink => format!("vma_shrink({}, end {})", vma(c, 1, w), n(c, 2)),
+        ContractAdjustNext => format!(
             "commit_merge: {} ends at {} (pgoff {}), next starts there",
             vma(c, 1, w),
             n(c, 2),
             n(c, 3)
         ),
-        "contract_adjust_middle" if arity(4) => format!(
+        ContractAdjustMiddle => format!(
             "commit_merge: prev grows to {1} (pgoff {2}), {0} starts there",
             vma(c, 1, w),
             n(c, 2),
             n(c, 3)
         ),
+    }
+}
+
+/// A walker thread's call (`rmap_walk_file`, ...), or the machine form.
+fn walker_form(c: &Call) -> String {
+    let arity = |k: usize| c.args.len() == k;
+    match c.func.as_str() {
         "rmap_walk_file" if arity(2) => format!("rmap_walk_file({}, pgoff {})", obj(c, 0), n(c, 1)),
         "rmap_walk_anon" if arity(2) => format!("rmap_walk_anon({}, pgoff {})", obj(c, 0), n(c, 1)),
         "flush_dcache_walk" if arity(2) => {

@@ -172,15 +172,36 @@ fn a_search_that_makes_no_call_is_an_error_not_holds() {
         assert!(err.contains("the search made no call"), "{err}");
         assert!(!out.contains("holds"), "{out}");
     }
-    let p = tmp("entries.toml", "entries = [\"sys_nothing\"]\n");
+    // entry points the model defines but that offer nothing from the initial world
+    let p = tmp("entries.toml", "entries = [\"sys_exit\"]\n");
     let e = check_err(CheckArgs {
         models: vec!["models/v7.3-rc4/baseline.rmap".into()],
         scope: Some(p.display().to_string()),
         ..Default::default()
     });
+    assert!(e.contains("made no call") && e.contains("sys_exit"), "{e}");
+}
+
+/// An entry point no record of the table names is an error at its place in the scope file.
+#[test]
+fn an_unknown_entry_point_in_a_scope_is_an_error_at_its_line() {
+    let p = tmp(
+        "unknown-entry.toml",
+        "max_depth = 2\nentries = [\"sys_mmap\", \"sys_nothing\"]\n",
+    );
+    let e = check_err(CheckArgs {
+        models: vec!["models/v7.3-rc4/baseline.rmap".into()],
+        scope: Some(p.display().to_string()),
+        ..Default::default()
+    });
+    let at = format!(
+        "{}:2:1: entries: unknown entry point \"sys_nothing\"",
+        p.display()
+    );
+    assert!(e.contains(&at), "{e}");
     assert!(
-        e.contains("made no call") && e.contains("sys_nothing"),
-        "{e}"
+        e.contains("sys_mremap_expand"),
+        "the known ones are listed: {e}"
     );
 }
 

@@ -3,6 +3,7 @@
 //!
 //! One test binary for the area (each file below is a module), so the suite links a few
 //! binaries instead of one per file.
+mod entry_table;
 mod fuzz_cases;
 mod fuzz_corpus;
 mod fuzz_findings;

@@ -8,6 +8,7 @@
 //! not a bug of the function under test, and would make `rmap-complete` and
 //! `mapping-preserved` fire on every patch alike.
 
+use super::EntryPoint;
 use crate::exec::host::{ObjKind, Value};
 use crate::world::pages::linear_page_index;
 use crate::world::scenario::Call;
@@ -31,7 +32,15 @@ fn anon_for(w: &World, vma: u32, pg: u64) -> u64 {
 /// The layout a contract call leaves: `(vma, start, end, pgoff, anon_pgoff)` for each VMA it
 /// changes, and the address range whose ptes it affects. `None` for a call that is not a
 /// contract call that changes a layout (and so has no page-level precondition).
-fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
+fn intended(w: &World, point: EntryPoint, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
+    if !matches!(
+        point,
+        EntryPoint::ContractShrink
+            | EntryPoint::ContractAdjustNext
+            | EntryPoint::ContractAdjustMiddle
+    ) {
+        return None;
+    }
     let int = |i: usize| match call.args.get(i) {
         Some(Value::Int(x)) if *x >= 0 => Some(*x as u64),
         _ => None,
@@ -43,8 +52,8 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
     let mm = x.vm_mm?;
     let list = w.mm_vmas(mm);
     let at = list.iter().position(|&y| y == v)?;
-    match call.func.as_str() {
-        "contract_shrink" => {
+    match point {
+        EntryPoint::ContractShrink => {
             let e = int(2)?;
             Some((
                 vec![(v, x.vm_start, e, x.vm_pgoff, x.vm_anon_pgoff)],
@@ -52,7 +61,7 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
                 x.vm_end,
             ))
         }
-        "contract_adjust_next" => {
+        EntryPoint::ContractAdjustNext => {
             let (e, pg) = (int(2)?, int(3)?);
             let n = *list.get(at + 1)?;
             let y = &w.vmas[n as usize];
@@ -68,7 +77,7 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
                 y.vm_end,
             ))
         }
-        "contract_adjust_middle" => {
+        EntryPoint::ContractAdjustMiddle => {
             let (e, pg) = (int(2)?, int(3)?);
             let p = *list.get(at.checked_sub(1)?)?;
             let y = &w.vmas[p as usize];
@@ -89,7 +98,12 @@ fn intended(w: &World, call: &Call) -> Option<(Vec<NewRange>, u64, u64)> {
 /// Whether `call` keeps every pte it touches mapped as before (see the module docs); true for
 /// every call that is not a layout-changing contract call.
 pub fn contract_keeps_pages(w: &World, call: &Call) -> bool {
-    let Some((layout, lo, hi)) = intended(w, call) else {
+    EntryPoint::from_name(&call.func).is_none_or(|p| keeps_pages(w, p, call))
+}
+
+/// [`contract_keeps_pages`] for a call to `point`.
+pub fn keeps_pages(w: &World, point: EntryPoint, call: &Call) -> bool {
+    let Some((layout, lo, hi)) = intended(w, point, call) else {
         return true;
     };
     let Some(mm) = w.vmas[layout[0].0 as usize].vm_mm else {
