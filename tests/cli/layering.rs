@@ -608,6 +608,7 @@ fn the_layer_check_fires() {
         ]
     );
     assert_eq!(unknown, ["nowhere"]);
+}
 
 /// The entry table sits above the world, the invariants and the interpreter and below every
 /// user of it (the alphabet, the fuzzer, replay), so the fuzzer and replay use it without the
