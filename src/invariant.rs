@@ -53,7 +53,7 @@ impl Phase {
 
 macro_rules! invariants {
     ($($variant:ident = $name:literal, $phase:ident, $what:literal;)*) => {
-        /// One invariant the checker knows (see the table in `src/check/invariant.rs`).
+        /// One invariant the checker knows (see the table in `src/invariant.rs`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Invariant {
             $(
