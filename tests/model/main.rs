@@ -13,4 +13,5 @@ mod model_fixtures;
 mod mutant_models;
 mod pages;
 mod patch_models;
+mod symmetry;
 mod world_basics;
