@@ -1,5 +1,6 @@
-//! Benchmark (not a test): states/s of the baseline at the default and contract scopes, with
-//! and without the per-step structural checks, and bytes per visited state.
+//! Benchmark (not a test): states/s, calls/s and bytes per visited state of the baseline at
+//! the default and contract scopes; and the default scope with the symmetry reduction over mms
+//! (`--symmetry`), to show the state counts with and without it.
 //! `cargo bench --bench check`
 
 use rmapcheck::cmd::load_model;
@@ -9,11 +10,12 @@ use std::path::Path;
 
 fn main() {
     let prog = load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline");
-    for name in ["default", "contract"] {
-        let scope = Scope::builtin(name).expect("scope");
+    for name in ["default", "contract", "default --symmetry"] {
+        let mut scope = Scope::builtin(name.split(' ').next().unwrap_or(name)).expect("scope");
+        scope.symmetry = name.ends_with("--symmetry");
         let (_, st) = search(&prog, "baseline", &scope, &mut |_, _, _, _| {});
         println!(
-            "{name:>8}: {} states, {} calls, {:.2}s, {:.0} states/s, {:.0} calls/s, {} B/state",
+            "{name:>18}: {} states, {} calls, {:.2}s, {:.0} states/s, {:.0} calls/s, {} B/state",
             st.states,
             st.transitions,
             st.seconds,

@@ -151,6 +151,10 @@ enum Cmd {
         simulate: SimulateOpts,
         #[command(flatten)]
         cluster: ClusterOpts,
+        /// Symmetry reduction: worlds that differ only in the numbering of their mms are one
+        /// state (fewer states, the same verdicts; the scope's `symmetry` field).
+        #[arg(long)]
+        symmetry: bool,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -410,6 +414,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             repro_dir,
             simulate,
             cluster: c,
+            symmetry,
         } => {
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -426,6 +431,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 scope: scope.scope,
                 mode: scope.mode,
                 max_depth: scope.max_depth,
+                symmetry,
                 format: format.lib(),
                 trace_dir,
                 repro_dir,

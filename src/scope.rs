@@ -76,6 +76,10 @@ pub struct Scope {
     pub walker_depth: u32,
     /// Walker kinds offered (`file`, `anon`, `flush`, `madv`); all when empty.
     pub walker_kinds: Vec<String>,
+    /// Symmetry reduction: worlds that differ only in the numbering of their mms are one state
+    /// (`src/world/symmetry.rs`). Off by default; the verdicts are the same either way.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub symmetry: bool,
     /// The scope file this scope was read from (none: built in or made in code).
     #[serde(skip)]
     pub source: Option<String>,
@@ -103,6 +107,7 @@ impl Default for Scope {
             walkers: 0,
             walker_depth: 2,
             walker_kinds: Vec::new(),
+            symmetry: false,
             source: None,
         }
     }
@@ -231,6 +236,13 @@ impl Scope {
                 ));
             }
         }
+        if self.symmetry && self.walkers > 0 {
+            return Err(
+                "symmetry: not with walkers (a counterexample against walkers could not \
+                 be mapped back onto the unreduced worlds)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 
@@ -284,7 +296,7 @@ impl Scope {
         let on = |b: bool| if b { "on" } else { "off" };
         format!(
             "scope {}{from}: mode {}, depth {}, pages {}, files {}{}, max_len {}, max_vmas {}, \
-             max_mms {}, shared {}, offsets {}, {walkers}, entries {}, invariants {}",
+             max_mms {}, shared {}, offsets {}, {walkers}, entries {}, invariants {}{}",
             self.name,
             self.mode,
             self.max_depth,
@@ -298,6 +310,8 @@ impl Scope {
             on(self.offsets),
             list_or(&self.entries, "all"),
             list_or(&self.invariants, "all"),
+            // named only when on, so that the default line stays as it was
+            if self.symmetry { ", symmetry on" } else { "" },
         )
     }
 

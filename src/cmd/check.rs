@@ -53,6 +53,8 @@ pub struct CheckArgs {
     pub scope: Option<String>,
     pub mode: Option<Mode>,
     pub max_depth: Option<u32>,
+    /// Turn the symmetry reduction over mms on (`src/world/symmetry.rs`).
+    pub symmetry: bool,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -79,6 +81,9 @@ pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     if let Some(d) = a.max_depth {
         s.max_depth = d;
     }
+    if a.symmetry {
+        s.symmetry = true;
+    }
     if let Some(sim) = &a.simulate {
         if a.max_depth.is_some() {
             return Err(
@@ -87,6 +92,9 @@ pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
             );
         }
         sim.validate()?;
+        if s.symmetry {
+            return Err("--simulate walks the unreduced worlds: no --symmetry".into());
+        }
         // the walks' depth, so that the scope line and the traces say it
         s.max_depth = sim.depth;
     }

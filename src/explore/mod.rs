@@ -16,6 +16,7 @@ pub mod proof;
 pub mod replay;
 pub mod search;
 pub mod simulate;
+pub mod symmetric;
 pub mod walkers;
 
 /// The scopes live beside the traces that record them; `explore::scope` names them here too.

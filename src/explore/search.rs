@@ -98,7 +98,17 @@ impl<'a> CallSystem<'a> {
             .nth(index)?;
         let mut w2 = w.clone();
         apply(self.prog, &mut w2, &call, self.opts);
-        Some((call, w2.canonical()))
+        Some((call, self.canonical(&w2)))
+    }
+
+    /// The state a world stands for: its canonical form, up to the numbering of its mms when
+    /// the scope asks for the symmetry reduction (`world::symmetry`).
+    pub fn canonical(&self, w: &World) -> World {
+        if self.scope.symmetry {
+            w.canonical_symmetric()
+        } else {
+            w.canonical()
+        }
     }
 }
 
@@ -120,8 +130,8 @@ impl TransitionSystem for CallSystem<'_> {
             .scope
             .initial_scenario()
             .build()
-            .map_err(|e| Start::Error(format!("bad initial world: {e}")))?
-            .canonical();
+            .map_err(|e| Start::Error(format!("bad initial world: {e}")))?;
+        let w = self.canonical(&w);
         let v0 = check::at_boundary(&w, self.scope.invariant_set());
         if !v0.is_empty() {
             return Err(Start::Failure(CallFailure::Initial(v0)));
@@ -167,7 +177,7 @@ impl CallSystem<'_> {
                 WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
             }
         }
-        CallStep::Next(w2.canonical())
+        CallStep::Next(self.canonical(&w2))
     }
 }
 
@@ -228,9 +238,24 @@ pub fn outcome_of(
                 t.prefix = path[..path.len().saturating_sub(1)].to_vec();
                 Outcome::Interleaving(t)
             }
-            _ => Outcome::Counterexample(Box::new(super::replay::build_trace(
-                prog, model_name, scope, &initial, &path,
-            ))),
+            _ => {
+                let path = if scope.symmetry {
+                    match super::symmetric::unreduced_path(prog, scope, &path) {
+                        Ok(p) => p,
+                        Err(reason) => {
+                            return Outcome::Incomplete {
+                                reason,
+                                complete_depth: path.len().saturating_sub(1) as u32,
+                            }
+                        }
+                    }
+                } else {
+                    path
+                };
+                Outcome::Counterexample(Box::new(super::replay::build_trace(
+                    prog, model_name, scope, &initial, &path,
+                )))
+            }
         },
     }
 }

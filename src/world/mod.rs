@@ -13,6 +13,7 @@ pub mod pages;
 pub mod render;
 pub mod scenario;
 pub mod schema;
+pub mod symmetry;
 
 pub use keys::{AnonKeys, FileKeys};
 pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};

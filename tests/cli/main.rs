@@ -16,4 +16,5 @@ mod report;
 #[allow(dead_code)]
 mod scratch;
 mod simulate;
+mod symmetry;
 mod trace_cli;

@@ -15,4 +15,5 @@ mod pages;
 mod patch_models;
 mod remap;
 mod stack;
+mod symmetry;
 mod world_basics;

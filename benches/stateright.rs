@@ -1,0 +1,109 @@
+//! Benchmark (not a test): rmapcheck's explorer against stateright's breadth-first checker on
+//! the same transition function (the baseline model at the default scope), on 1 and 2 threads
+//! and at depths 3 and 4. Prints, per run, both state counts (checked equal, see
+//! `tests/peer/model.rs` for how each counts), both rates in states/s and their ratio.
+//! `cargo bench --bench stateright`
+
+#[path = "../tests/peer/model.rs"]
+mod model;
+
+use model::PeerModel;
+use rmapcheck::cmd::load_model;
+use rmapcheck::explore::budget::Budget;
+use rmapcheck::explore::checker::{self, Config, Verdict};
+use rmapcheck::explore::scope::Scope;
+use rmapcheck::explore::search::CallSystem;
+use stateright::{Checker, Model};
+use std::path::Path;
+use std::time::Instant;
+
+/// One checker's figures.
+struct Run {
+    states: usize,
+    seconds: f64,
+    holds: bool,
+}
+
+impl Run {
+    fn rate(&self) -> f64 {
+        self.states as f64 / self.seconds.max(1e-9)
+    }
+}
+
+fn rmapcheck_run(prog: &rmapcheck::lang::Program, scope: &Scope, threads: usize) -> Run {
+    let budget = Budget::unlimited();
+    let sys = CallSystem::new(prog, scope, budget.clone());
+    let cfg = Config {
+        max_depth: scope.max_depth,
+        max_states: scope.max_states,
+        threads,
+        // the batch `check` uses
+        batch: 256,
+    };
+    let t0 = Instant::now();
+    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+    Run {
+        states: stats.states,
+        seconds: t0.elapsed().as_secs_f64(),
+        holds: matches!(verdict, Verdict::Holds { .. }),
+    }
+}
+
+fn stateright_run(peer: PeerModel, threads: usize) -> Run {
+    let t0 = Instant::now();
+    let checker = peer.checker().threads(threads).spawn_bfs().join();
+    Run {
+        states: checker.unique_state_count(),
+        seconds: t0.elapsed().as_secs_f64(),
+        holds: checker.discovery("no call failed").is_none(),
+    }
+}
+
+fn main() {
+    let path = Path::new("models/v7.3-rc4/baseline.rmap");
+    let prog = load_model(path).expect("baseline");
+    println!(
+        "{:>5} {:>7} | {:>9} {:>10} | {:>9} {:>10} | {:>5} | counts",
+        "depth", "threads", "rmapcheck", "states/s", "stateright", "states/s", "ratio"
+    );
+    for depth in [3, 4] {
+        let scope = Scope {
+            max_depth: depth,
+            ..Scope::builtin("default").expect("default scope")
+        };
+        for threads in [1, 2] {
+            let ours = rmapcheck_run(&prog, &scope, threads);
+            let peer = PeerModel::new(prog.clone(), scope.clone()).expect("no walkers");
+            let theirs = stateright_run(peer, threads);
+            assert!(
+                ours.holds && theirs.holds,
+                "the baseline fails at the default scope"
+            );
+            let counts = if ours.states == theirs.states {
+                "equal".to_string()
+            } else {
+                // stateright's workers share out their queues: past one thread a level is not
+                // finished before the next, so a state may be reached first at a depth where it
+                // is not expanded (see tests/peer/model.rs); it can only count fewer
+                assert!(
+                    threads > 1 && theirs.states < ours.states,
+                    "the counts must agree on one thread and never exceed rmapcheck's"
+                );
+                format!(
+                    "stateright {} fewer: its {threads} workers do not finish a level before \
+                     the next, so some states are first reached at the depth bound",
+                    ours.states - theirs.states
+                )
+            };
+            println!(
+                "{depth:>5} {threads:>7} | {:>9} {:>10.0} | {:>10} {:>10.0} | {:>5.2} | {counts}",
+                ours.states,
+                ours.rate(),
+                theirs.states,
+                theirs.rate(),
+                ours.rate() / theirs.rate().max(1e-9),
+            );
+        }
+    }
+    println!("ratio: rmapcheck states/s over stateright states/s (the same states, one run)");
+}

@@ -1,0 +1,55 @@
+//! `check --symmetry`: the scope line says so, a counterexample found with the reduction is
+//! written as a trace that `replay` (which never reduces) reproduces, and the combinations the
+//! reduction cannot serve (`--simulate`, walkers) exit 2 with a message.
+
+use std::process::Command;
+
+fn rmapcheck(args: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .args(args)
+        .output()
+        .expect("run rmapcheck");
+    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&o.stderr));
+    (o.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn a_reduced_counterexample_replays_unreduced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // the mutant fails after a fork: a state the reduction merges with its mirror image
+    let model = "models/mutants/fork-no-anon-vma-clone.rmap";
+    let (rc, out) = rmapcheck(&["check", model, "--symmetry", "--quiet", "--trace-dir", d]);
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains(", symmetry on"), "{out}");
+    assert!(out.contains("COUNTEREXAMPLE rmap-complete"), "{out}");
+    let trace = dir.path().join("fork-no-anon-vma-clone.trace.json");
+    let (rc, out) = rmapcheck(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(rc, 1, "{out}");
+    assert!(out.contains("reproduced: rmap-complete"), "{out}");
+}
+
+#[test]
+fn symmetry_refuses_simulate_and_walkers() {
+    let base = "models/v7.3-rc4/baseline.rmap";
+    let (rc, out) = rmapcheck(&["check", base, "--symmetry", "--simulate", "3", "--quiet"]);
+    assert_eq!(rc, 2, "{out}");
+    assert!(out.contains("no --symmetry"), "{out}");
+    let (rc, out) = rmapcheck(&["check", base, "--symmetry", "--scope", "walkers", "--quiet"]);
+    assert_eq!(rc, 2, "{out}");
+    assert!(out.contains("symmetry: not with walkers"), "{out}");
+}
+
+#[test]
+fn the_default_scope_line_does_not_name_symmetry() {
+    let (rc, out) = rmapcheck(&[
+        "check",
+        "models/v7.3-rc4/baseline.rmap",
+        "--max-depth",
+        "1",
+        "--quiet",
+    ]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(!out.contains("symmetry"), "{out}");
+}
