@@ -67,7 +67,7 @@ macro_rules! invariants {
             pub const ALL: &'static [Invariant] = &[$(Invariant::$variant),*];
 
             /// Every name, in table order.
-            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub(crate) const NAMES: &'static [&'static str] = &[$($name),*];
 
             /// The stable kebab-case name traces cite (`tree-order`).
             pub const fn name(self) -> &'static str {
@@ -208,7 +208,7 @@ impl InvariantSet {
 
     /// The named invariants (all of them when `names` is empty); an unknown name is an error
     /// that names it and lists the known ones.
-    pub fn from_names(names: &[String]) -> Result<Self, String> {
+    pub(crate) fn from_names(names: &[String]) -> Result<Self, String> {
         if names.is_empty() {
             return Ok(InvariantSet::all());
         }

@@ -80,7 +80,7 @@ pub fn discover_models(root: &Path, mutants: bool) -> Vec<std::path::PathBuf> {
 
 /// The files under `root` whose names `keep` accepts, sorted, descending only into folders whose
 /// names `descend` accepts. Unreadable folders are skipped.
-pub fn files_under(
+pub(crate) fn files_under(
     root: &Path,
     descend: impl Fn(&str) -> bool,
     keep: impl Fn(&str) -> bool,

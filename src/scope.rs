@@ -316,7 +316,7 @@ impl Scope {
     }
 
     /// Whether two scopes explore the same state space (bounds and names aside).
-    pub fn same_space(&self, o: &Scope) -> bool {
+    pub(crate) fn same_space(&self, o: &Scope) -> bool {
         let strip = |s: &Scope| Scope {
             name: String::new(),
             source: None,
@@ -354,7 +354,7 @@ fn locate_key(text: &str, key: &str) -> (usize, usize) {
 }
 
 /// Every walker kind (`walker_kinds` of a scope, `--kind` of `interleave`), in the order calls are listed.
-pub const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
+pub(crate) const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
 
 /// Reject unknown walker kind names.
 pub fn check_kinds(kinds: &[String]) -> Result<(), String> {

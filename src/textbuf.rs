@@ -5,7 +5,7 @@
 use std::fmt::{Arguments, Write};
 
 /// Appending formatted text to a `String`.
-pub trait PushFmt {
+pub(crate) trait PushFmt {
     /// Append `args`.
     fn push_fmt(&mut self, args: Arguments<'_>);
     /// Append `args` and a newline.

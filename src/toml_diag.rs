@@ -11,7 +11,7 @@ fn line_col(text: &str, offset: usize) -> String {
 
 /// `line:col` (1-based) of the first occurrence of `needle` in `text`; `1:1` when it is not
 /// there.
-pub fn position_of(text: &str, needle: &str) -> String {
+pub(crate) fn position_of(text: &str, needle: &str) -> String {
     text.find(needle)
         .map_or_else(|| "1:1".into(), |at| line_col(text, at))
 }

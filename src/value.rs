@@ -38,7 +38,7 @@ impl ObjKind {
     }
 
     /// The kind for a kernel struct tag, if it is one the world models.
-    pub fn from_struct_tag(tag: &str) -> Option<ObjKind> {
+    pub(crate) fn from_struct_tag(tag: &str) -> Option<ObjKind> {
         Some(match tag {
             "mm_struct" => ObjKind::Mm,
             "vm_area_struct" => ObjKind::Vma,
@@ -79,7 +79,7 @@ pub enum Value {
 
 impl Value {
     /// C truthiness: non-zero integers, `true` and non-NULL pointers are true.
-    pub fn truthy(self) -> bool {
+    pub(crate) fn truthy(self) -> bool {
         match self {
             Value::Void | Value::Null | Value::Bool(false) | Value::Int(0) => false,
             Value::Int(_) | Value::Bool(true) | Value::Obj(..) | Value::Local(_) => true,

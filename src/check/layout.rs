@@ -7,7 +7,7 @@ use crate::world::{AnonKeys, World};
 
 /// Each mm's list holds live VMAs at exactly their current ranges, non-empty and non-overlapping
 /// (the list's keys guarantee order), each once, and `map_count` counts them.
-pub fn check_vma_layout(w: &World) -> Vec<Violation> {
+pub(crate) fn check_vma_layout(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     for (m, mm) in w.mms.iter().enumerate() {
         if mm.freed {
@@ -74,7 +74,7 @@ pub fn check_vma_layout(w: &World) -> Vec<Violation> {
 }
 
 /// At the end of an operation every lock is released.
-pub fn check_locks_released(w: &World) -> Vec<Violation> {
+pub(crate) fn check_locks_released(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut held = |what: String| {
         out.push(Violation::new(
@@ -110,7 +110,7 @@ pub fn check_locks_released(w: &World) -> Vec<Violation> {
 
 /// DEBUG_VM_RB: every AVC in a tree still carries the key it was inserted with, which must be
 /// its VMA's current key (the kernel's anon_vma_interval_tree_verify()).
-pub fn check_cached_keys(w: &World) -> Vec<Violation> {
+pub(crate) fn check_cached_keys(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let keys = AnonKeys {
         vmas: &w.vmas,

@@ -10,7 +10,7 @@ use super::{Invariant, Violation};
 use crate::world::World;
 
 /// Whether a VMA is live: [`World::vma_live`], under the name the checks use.
-pub fn vma_live(w: &World, v: u32) -> bool {
+pub(crate) fn vma_live(w: &World, v: u32) -> bool {
     w.vma_live(v)
 }
 
@@ -25,7 +25,7 @@ fn state(w: &World, v: u32) -> &'static str {
     }
 }
 
-pub fn check_membership(w: &World) -> Vec<Violation> {
+pub(crate) fn check_membership(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut bad = |m: String| out.push(Violation::new(Invariant::Membership, m));
 

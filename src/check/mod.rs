@@ -7,7 +7,7 @@
 pub mod layout;
 pub mod membership;
 pub mod pages;
-pub mod structure;
+pub(crate) mod structure;
 pub mod walker;
 
 pub use crate::invariant::{Invariant, InvariantSet, Phase, Violation};
@@ -16,7 +16,7 @@ use crate::world::World;
 
 /// Checks to run after a step: the structural validators of every tree whose lock is free.
 /// They run only when the step changed something they depend on (`Scratch::trees_dirty`).
-pub fn after_step(w: &mut World, set: InvariantSet) -> Vec<Violation> {
+pub(crate) fn after_step(w: &mut World, set: InvariantSet) -> Vec<Violation> {
     if !std::mem::take(&mut w.scratch.trees_dirty) {
         return Vec::new();
     }

@@ -268,7 +268,7 @@ fn arg_mm(call: &Call) -> Option<u32> {
 }
 
 /// The page-table change `call` may make, judged on the world before it.
-pub fn pte_change(call: &Call, before: &World) -> PteChange {
+pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
     let Some(mm) = arg_mm(call) else {
         return PteChange::None;
     };
@@ -417,7 +417,7 @@ pub fn check_mapping_preserved(
 }
 
 /// Every pte lies in a VMA of its mm that maps the folio at that address.
-pub fn check_pgoff_arithmetic(w: &World) -> Vec<Violation> {
+pub(crate) fn check_pgoff_arithmetic(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     for (m, mm) in w.mms.iter().enumerate() {
         for (&addr, &f) in &mm.ptes {

@@ -70,11 +70,11 @@ fn describe(v: &TreeViolation, kind: &str) -> String {
 }
 
 /// Validate every tree whose lock is not held.
-pub fn check_unlocked_trees(w: &World) -> Vec<Violation> {
+pub(crate) fn check_unlocked_trees(w: &World) -> Vec<Violation> {
     check(w, true)
 }
 
 /// Validate every tree.
-pub fn check_all_trees(w: &World) -> Vec<Violation> {
+pub(crate) fn check_all_trees(w: &World) -> Vec<Violation> {
     check(w, false)
 }

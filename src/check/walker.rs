@@ -28,7 +28,7 @@ fn pgoff_bound(w: &World) -> u64 {
         .unwrap_or(0)
 }
 
-pub fn check_walkers(w: &World) -> Vec<Violation> {
+pub(crate) fn check_walkers(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let bound = pgoff_bound(w);
     let fk = FileKeys { vmas: &w.vmas };

@@ -41,7 +41,7 @@ pub enum TraceFormat {
 
 impl TraceFormat {
     /// Whether standard output holds one machine-readable document.
-    pub fn is_machine(self) -> bool {
+    pub(crate) fn is_machine(self) -> bool {
         self != TraceFormat::Text
     }
 }
@@ -70,7 +70,7 @@ pub struct CheckArgs {
 }
 
 /// The scope after command-line overrides.
-pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
+pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     let mut s = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(|e| e.to_string())?;
     if let Some(m) = a.mode {
         s.mode = m;
@@ -103,7 +103,7 @@ pub fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
 }
 
 /// Why a search that made no call is an error, not a verdict.
-pub fn no_call(model: &Path, scope: &Scope) -> String {
+pub(crate) fn no_call(model: &Path, scope: &Scope) -> String {
     let entries = if scope.entries.is_empty() {
         "every entry point the model defines".to_string()
     } else {
@@ -118,7 +118,7 @@ pub fn no_call(model: &Path, scope: &Scope) -> String {
 }
 
 /// The verdict line of one model.
-pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
+pub(crate) fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
     let v = match outcome {
         Outcome::Holds { exhausted: true } => "holds (state space exhausted)".to_string(),
         Outcome::Holds { exhausted: false } => format!("holds up to depth {}", st.depth),
@@ -157,7 +157,7 @@ pub fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> String {
 /// The verdict line of one model's simulation: the verdict with the walks, seed and depth, the
 /// figures of the walks counted, then (after the last `; `) the time, rate and memory, which
 /// alone differ between two runs with the same seed.
-pub fn sim_verdict_line(model: &Path, sim: &Simulation, r: &SimReport) -> String {
+pub(crate) fn sim_verdict_line(model: &Path, sim: &Simulation, r: &SimReport) -> String {
     let st = &r.stats;
     let v = match &r.outcome {
         Outcome::Counterexample(t) => format!(
@@ -196,7 +196,7 @@ pub fn sim_verdict_line(model: &Path, sim: &Simulation, r: &SimReport) -> String
 
 /// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two
 /// models share a stem, the path's components joined with `-`.
-pub fn trace_stems(models: &[PathBuf]) -> Vec<String> {
+pub(crate) fn trace_stems(models: &[PathBuf]) -> Vec<String> {
     let stem = |m: &Path| {
         m.file_stem()
             .and_then(|s| s.to_str())
@@ -224,7 +224,7 @@ pub fn trace_stems(models: &[PathBuf]) -> Vec<String> {
 }
 
 /// Refuse an output directory that is an existing non-directory.
-pub fn check_out_dir(flag: &str, dir: &Path) -> Result<(), String> {
+pub(crate) fn check_out_dir(flag: &str, dir: &Path) -> Result<(), String> {
     if dir.exists() && !dir.is_dir() {
         return Err(format!(
             "{flag} {}: exists and is not a directory",
@@ -236,7 +236,7 @@ pub fn check_out_dir(flag: &str, dir: &Path) -> Result<(), String> {
 
 /// Write `text` to `path` atomically (a temporary file in the same directory, then renamed), so
 /// an interrupted run never leaves half a trace.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let dir = dir.unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

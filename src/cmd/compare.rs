@@ -31,7 +31,7 @@ fn pct(a: u64, b: u64) -> String {
 }
 
 /// Rows of the work table for one kind of call (ASCII, under 80 columns).
-pub fn work_rows(kind: &str, w: &Work) -> String {
+pub(crate) fn work_rows(kind: &str, w: &Work) -> String {
     let rows = [
         ("file tree ops", w.base.file_ops, w.patch.file_ops),
         ("file visits", w.base.file.visits, w.patch.file.visits),

@@ -34,7 +34,7 @@ pub struct DriftArgs {
 
 /// Where a kernel function is now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// Defined in the file the model names, at this line.
     Same(usize),
     /// Not there, but defined in another file of the tree (path relative to the tree, line).
@@ -44,7 +44,7 @@ pub enum Place {
 }
 
 /// The 1-based line of a definition of `func` in `text`, if any.
-pub fn definition_line(text: &str, func: &str) -> Option<usize> {
+pub(crate) fn definition_line(text: &str, func: &str) -> Option<usize> {
     let pat = format!("{func}(");
     text.lines().enumerate().find_map(|(i, l)| {
         let starts_col0 = l.chars().next().is_some_and(|c| !c.is_whitespace());
@@ -90,7 +90,7 @@ type Texts = BTreeMap<PathBuf, Option<String>>;
 
 /// Where each kernel function of `refs` (model function -> (file, function)) is in `dir`;
 /// the files the model names are kept in `texts`.
-pub fn locate(
+pub(crate) fn locate(
     dir: &Path,
     refs: &BTreeMap<String, (String, String)>,
     texts: &mut Texts,

@@ -17,7 +17,7 @@ fn comment_end(text: &str, i: usize) -> Option<usize> {
 }
 
 /// The C tokens of `text`, without comments and whitespace.
-pub fn c_tokens(text: &str) -> Vec<String> {
+pub(crate) fn c_tokens(text: &str) -> Vec<String> {
     const OPS: [&str; 19] = [
         "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
         "+=", "-=", "*=", "|=", "&=",
@@ -61,7 +61,7 @@ pub fn c_tokens(text: &str) -> Vec<String> {
 
 /// The definition starting at 1-based `line` of `text`, up to the brace that closes its body
 /// (comments are skipped when counting braces); `None` when no body follows.
-pub fn definition_text(text: &str, line: usize) -> Option<&str> {
+pub(crate) fn definition_text(text: &str, line: usize) -> Option<&str> {
     let start = text
         .split_inclusive('\n')
         .take(line - 1)
@@ -94,7 +94,7 @@ pub fn definition_text(text: &str, line: usize) -> Option<&str> {
 }
 
 /// A token-level comparison of a model function with its kernel counterpart.
-pub struct TokenDiff {
+pub(crate) struct TokenDiff {
     /// Tokens of the model and of the kernel text.
     pub model_tokens: usize,
     pub kernel_tokens: usize,
@@ -105,13 +105,13 @@ pub struct TokenDiff {
 }
 
 impl TokenDiff {
-    pub fn in_sync(&self) -> bool {
+    pub(crate) fn in_sync(&self) -> bool {
         self.changed == 0
     }
 }
 
 /// Compare `model` with `kernel` token by token.
-pub fn token_diff(model: &str, kernel: &str) -> TokenDiff {
+pub(crate) fn token_diff(model: &str, kernel: &str) -> TokenDiff {
     let (m, k) = (c_tokens(model), c_tokens(kernel));
     let (mt, kt) = (m.join("\n") + "\n", k.join("\n") + "\n");
     let d = TextDiff::from_lines(&mt, &kt);

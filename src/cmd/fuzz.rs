@@ -150,7 +150,11 @@ pub fn replay_crash(crash: &Path, models: Option<&Path>, out: &mut dyn Write) ->
 /// `rmapcheck replay CRASH_FILE` for a fuzzer input: decode, re-run, minimise, and print the
 /// same text trace as the exhaustive checker. Found when the failure reproduces, Ok when the
 /// case runs clean, an error on bad input.
-pub fn replay_crash_trace(crash: &Path, models: Option<&Path>, out: &mut dyn Write) -> CmdResult {
+pub(crate) fn replay_crash_trace(
+    crash: &Path,
+    models: Option<&Path>,
+    out: &mut dyn Write,
+) -> CmdResult {
     let l = load(crash, models)?;
     let fuzzing::FuzzModel {
         path,

@@ -281,7 +281,7 @@ pub fn repro_cmd(
 }
 
 /// Write the reproducer of `t` to `output` (standard output when None).
-pub fn write_repro(
+pub(crate) fn write_repro(
     t: &Trace,
     name: &Path,
     output: Option<&Path>,

@@ -60,7 +60,7 @@ impl Exit {
     }
 
     /// `Found` when `found`, else `Ok`.
-    pub fn found_if(found: bool) -> Exit {
+    pub(crate) fn found_if(found: bool) -> Exit {
         if found {
             Exit::Found
         } else {
@@ -70,7 +70,7 @@ impl Exit {
 
     /// The one of two that a run over several inputs reports: bad input over a finding over
     /// incomplete over ok.
-    pub fn worse(self, other: Exit) -> Exit {
+    pub(crate) fn worse(self, other: Exit) -> Exit {
         let rank = |e: Exit| match e {
             Exit::Ok => 0,
             Exit::Incomplete => 1,
@@ -86,7 +86,7 @@ impl Exit {
 }
 
 /// Exit status of a command whose own writer closed the pipe.
-pub const EXIT_CLOSED_OUTPUT: i32 = 141;
+pub(crate) const EXIT_CLOSED_OUTPUT: i32 = 141;
 
 /// Why a command stopped without a verdict.
 #[derive(Debug, thiserror::Error)]

@@ -89,7 +89,7 @@ fn scaffold(args: &NewArgs) -> Result<(PathBuf, PathBuf), String> {
 }
 
 /// `[a-z0-9][a-z0-9_-]*`.
-pub fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 
 /// A spinner line, or nothing.
-pub struct Bar {
+pub(crate) struct Bar {
     bar: Option<indicatif::ProgressBar>,
 }
 

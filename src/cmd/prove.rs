@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// The repository root for a proof file: the parent of its `proofs/` directory, else the
 /// current directory.
-pub fn root_of(proof: &Path) -> PathBuf {
+pub(crate) fn root_of(proof: &Path) -> PathBuf {
     let dir = proof.parent().unwrap_or(Path::new("."));
     if dir.file_name().and_then(|n| n.to_str()) == Some("proofs") {
         dir.parent()

@@ -26,7 +26,7 @@ pub struct ReplayArgs {
 }
 
 /// Whether `path` is named as libFuzzer names its findings, or lies under `fuzz/artifacts/`.
-pub fn looks_like_crash(path: &Path) -> bool {
+pub(crate) fn looks_like_crash(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let named = ["crash-", "oom-", "timeout-", "leak-", "slow-unit-"]
         .iter()
@@ -36,7 +36,7 @@ pub fn looks_like_crash(path: &Path) -> bool {
 }
 
 /// The trace as a scenario TOML that `rmapcheck run --ops` accepts: its initial world and calls.
-pub fn scenario_toml(t: &Trace) -> Result<String, String> {
+pub(crate) fn scenario_toml(t: &Trace) -> Result<String, String> {
     let mut sc = t.initial.clone();
     sc.calls = Vec::new();
     let body = toml::to_string(&sc).map_err(|e| format!("cannot write the scenario: {e}"))?;

@@ -46,7 +46,7 @@ fn strictly_inside(a: &At, e: u64, what: &str) -> Result<(), String> {
 
 // ---- contract_split: __split_vma() at a point strictly inside, new VMA below or above
 
-pub const SPLIT: Entry = Entry {
+pub(crate) const SPLIT: Entry = Entry {
     offer: |h: &Here, emit: Emit| {
         let v = h.v();
         for a in v.start + 1..v.end {
@@ -76,7 +76,7 @@ fn split_pick(p: &Pick) -> Option<Vec<Value>> {
 
 // ---- contract_shrink: vma_shrink() giving up the tail
 
-pub const SHRINK: Entry = Entry {
+pub(crate) const SHRINK: Entry = Entry {
     // v7.3-rc4's vma_shrink() gives up the tail only, keeping start and pgoff
     offer: |h: &Here, emit: Emit| {
         let v = h.v();
@@ -106,7 +106,7 @@ fn shrink_pick(p: &Pick) -> Option<Vec<Value>> {
 
 // ---- contract_adjust_next / contract_adjust_middle: commit_merge() moving a boundary
 
-pub const ADJUST_NEXT: Entry = Entry {
+pub(crate) const ADJUST_NEXT: Entry = Entry {
     offer: adjust_next_offer,
     pick: |p| adjust_pick(p, true),
     requires: |a| adjust_requires(a, true),
@@ -135,7 +135,7 @@ fn adjust_next_offer(h: &Here, emit: Emit) {
     }
 }
 
-pub const ADJUST_MIDDLE: Entry = Entry {
+pub(crate) const ADJUST_MIDDLE: Entry = Entry {
     offer: adjust_middle_offer,
     pick: |p| adjust_pick(p, false),
     requires: |a| adjust_requires(a, false),

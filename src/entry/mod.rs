@@ -44,7 +44,7 @@ mod moves;
 pub mod offer;
 pub mod pages;
 pub mod pick;
-pub mod require;
+pub(crate) mod require;
 mod syscalls;
 
 use crate::exec::host::Value;
@@ -157,11 +157,11 @@ pub enum Site {
 }
 
 /// Every tuple of arguments at one place, passed to `emit` one at a time.
-pub type OfferFn = fn(&offer::Here, &mut dyn FnMut(Vec<Value>));
+pub(crate) type OfferFn = fn(&offer::Here, &mut dyn FnMut(Vec<Value>));
 /// One tuple from the fuzzer's raw choices, or `None` when none fits the world now.
-pub type PickFn = fn(&pick::Pick) -> Option<Vec<Value>>;
+pub(crate) type PickFn = fn(&pick::Pick) -> Option<Vec<Value>>;
 /// The entry point's own preconditions on well-kinded arguments: `Err` says which fails.
-pub type RequiresFn = fn(&require::At) -> Result<(), String>;
+pub(crate) type RequiresFn = fn(&require::At) -> Result<(), String>;
 
 /// One entry point.
 pub struct Entry {
@@ -230,7 +230,7 @@ pub enum Refusal {
 }
 
 /// [`check`] for a call to `e`'s entry point.
-pub fn check_entry(w: &World, e: &Entry, c: &Call) -> Result<(), String> {
+pub(crate) fn check_entry(w: &World, e: &Entry, c: &Call) -> Result<(), String> {
     judge(w, e, c).map_err(|r| match r {
         Refusal::Pages => {
             format!("{c}: the call would leave a mapped page at another index, file or anon_vma")

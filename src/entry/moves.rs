@@ -23,7 +23,7 @@ fn overlaps(a: &At, s: u64, e: u64) -> bool {
 
 // ---- sys_mremap_move: mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of a range inside one VMA
 
-pub const MREMAP_MOVE: Entry = Entry {
+pub(crate) const MREMAP_MOVE: Entry = Entry {
     point: EntryPoint::MremapMove,
     name: "sys_mremap_move",
     kernel: "mremap (MREMAP_MAYMOVE|MREMAP_FIXED: move_vma, copy_vma)",
@@ -89,7 +89,7 @@ fn move_requires(a: &At) -> Result<(), String> {
 
 // ---- sys_mmap_growsdown: an anonymous MAP_GROWSDOWN mapping in a free range
 
-pub const MMAP_GROWSDOWN: Entry = Entry {
+pub(crate) const MMAP_GROWSDOWN: Entry = Entry {
     point: EntryPoint::MmapGrowsdown,
     name: "sys_mmap_growsdown",
     kernel: "mmap (MAP_PRIVATE|MAP_ANONYMOUS|MAP_GROWSDOWN)",
@@ -139,7 +139,7 @@ fn growsdown_requires(a: &At) -> Result<(), String> {
 
 // ---- do_stack_fault: a fault below a VM_GROWSDOWN VMA, which expand_downwards() grows
 
-pub const STACK_FAULT: Entry = Entry {
+pub(crate) const STACK_FAULT: Entry = Entry {
     point: EntryPoint::StackFault,
     name: "do_stack_fault",
     kernel: "fault below a stack (expand_stack, expand_downwards)",

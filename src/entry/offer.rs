@@ -67,14 +67,14 @@ pub struct Here<'a> {
 }
 
 impl Here<'_> {
-    pub fn mmv(&self) -> Value {
+    pub(crate) fn mmv(&self) -> Value {
         Value::Obj(ObjKind::Mm, self.mm)
     }
     /// The VMA of a `Vma` or `Page` site.
     pub fn v(&self) -> &V {
         &self.vmas[self.vma]
     }
-    pub fn vmav(&self) -> Value {
+    pub(crate) fn vmav(&self) -> Value {
         Value::Obj(ObjKind::Vma, self.v().id)
     }
     /// The previous and next VMAs of the site's VMA.

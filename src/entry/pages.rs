@@ -102,7 +102,7 @@ pub fn contract_keeps_pages(w: &World, call: &Call) -> bool {
 }
 
 /// [`contract_keeps_pages`] for a call to `point`.
-pub fn keeps_pages(w: &World, point: EntryPoint, call: &Call) -> bool {
+pub(crate) fn keeps_pages(w: &World, point: EntryPoint, call: &Call) -> bool {
     let Some((layout, lo, hi)) = intended(w, point, call) else {
         return true;
     };

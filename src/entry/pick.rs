@@ -57,7 +57,7 @@ pub struct Picked<'a> {
 }
 
 impl<'a> Pick<'a> {
-    pub fn mmv(&self) -> Value {
+    pub(crate) fn mmv(&self) -> Value {
         Value::Obj(ObjKind::Mm, self.mm)
     }
     /// The VMA at position `c.vma` (modulo the count) of the mm's list; `None` when it has none.
@@ -76,7 +76,7 @@ impl<'a> Pick<'a> {
         })
     }
     /// Free ranges [s, e) of the mm below [`SPACE`], in address order.
-    pub fn free_gaps(&self) -> Vec<(u64, u64)> {
+    pub(crate) fn free_gaps(&self) -> Vec<(u64, u64)> {
         let mut gaps = Vec::new();
         let mut at = 0;
         for (&s, &(e, _)) in &self.w.mms[self.mm as usize].vmas {
@@ -94,7 +94,7 @@ impl<'a> Pick<'a> {
         gaps
     }
     /// How many VMAs of the world are live.
-    pub fn live_vma_count(&self) -> usize {
+    pub(crate) fn live_vma_count(&self) -> usize {
         (0..self.w.vmas.len() as u32)
             .filter(|&v| vma_live(self.w, v))
             .count()
@@ -107,7 +107,7 @@ pub fn pick<T: Copy>(xs: &[T], i: u8) -> Option<T> {
 }
 
 /// The live mms of `w`, in id order.
-pub fn live_mms(w: &World) -> Vec<u32> {
+pub(crate) fn live_mms(w: &World) -> Vec<u32> {
     (0..w.mms.len() as u32)
         .filter(|&m| !w.mms[m as usize].freed)
         .collect()
@@ -120,7 +120,7 @@ pub fn inside(start: u64, pages: u64, choice: u8) -> u64 {
 
 /// A pgoff for a contract call: the VMA's natural one for `choice < 128`, otherwise an
 /// arbitrary small one (contract mode allows any pgoff).
-pub fn contract_pgoff(natural: u64, choice: u8) -> u64 {
+pub(crate) fn contract_pgoff(natural: u64, choice: u8) -> u64 {
     if choice & 0x80 == 0 {
         natural
     } else {
@@ -129,6 +129,6 @@ pub fn contract_pgoff(natural: u64, choice: u8) -> u64 {
 }
 
 /// Whether two VMAs could share an anon_vma: not two different ones.
-pub fn anon_compatible(a: &Vma, b: &Vma) -> bool {
+pub(crate) fn anon_compatible(a: &Vma, b: &Vma) -> bool {
     !(a.anon_vma.is_some() && b.anon_vma.is_some() && a.anon_vma != b.anon_vma)
 }

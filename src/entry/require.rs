@@ -40,13 +40,13 @@ impl At<'_> {
         }
     }
     /// The VMA of the mm containing page `a`, with its neighbours; `Err` names the address.
-    pub fn vma_at(&self, a: u64) -> Result<(u32, Option<u32>, Option<u32>), String> {
+    pub(crate) fn vma_at(&self, a: u64) -> Result<(u32, Option<u32>, Option<u32>), String> {
         vma_at(self.w, self.mm, a).ok_or(format!("no VMA at {a}"))
     }
 }
 
 /// The VMA of mm `m` containing page `a`, with its neighbours in the mm's list.
-pub fn vma_at(w: &World, m: u32, a: u64) -> Option<(u32, Option<u32>, Option<u32>)> {
+pub(crate) fn vma_at(w: &World, m: u32, a: u64) -> Option<(u32, Option<u32>, Option<u32>)> {
     let mut prev = None;
     let mut list = w.mms[m as usize].vmas.values();
     while let Some(&(_, v)) = list.next() {
@@ -68,7 +68,7 @@ fn arg_int(c: &Call, i: usize) -> Result<u64, String> {
 }
 
 /// Argument `i` as a live object of `kind`.
-pub fn arg_obj(w: &World, c: &Call, i: usize, kind: ObjKind) -> Result<u32, String> {
+pub(crate) fn arg_obj(w: &World, c: &Call, i: usize, kind: ObjKind) -> Result<u32, String> {
     let id = match c.args.get(i) {
         Some(Value::Obj(k, id)) if *k == kind => *id,
         other => {
@@ -91,7 +91,7 @@ pub fn arg_obj(w: &World, c: &Call, i: usize, kind: ObjKind) -> Result<u32, Stri
 }
 
 /// Whether argument `i` of `c` (whose mm is `mm`) is of `kind`; `Err` says how it is not.
-pub fn arg_kind(w: &World, c: &Call, mm: u32, i: usize, kind: Arg) -> Result<(), String> {
+pub(crate) fn arg_kind(w: &World, c: &Call, mm: u32, i: usize, kind: Arg) -> Result<(), String> {
     match kind {
         Arg::Mm => arg_obj(w, c, i, ObjKind::Mm).map(drop),
         Arg::Vma => {

@@ -39,7 +39,7 @@ fn bool_v(b: bool) -> Value {
 
 // ---- sys_mmap: a new mapping in a free range
 
-pub const MMAP: Entry = Entry {
+pub(crate) const MMAP: Entry = Entry {
     offer: mmap_offer,
     pick: mmap_pick,
     requires: mmap_requires,
@@ -137,7 +137,7 @@ fn mmap_requires(a: &At) -> Result<(), String> {
 
 // ---- sys_munmap: any range
 
-pub const MUNMAP: Entry = Entry {
+pub(crate) const MUNMAP: Entry = Entry {
     offer: munmap_offer,
     pick: munmap_pick,
     requires: range_requires,
@@ -189,7 +189,7 @@ fn range_requires(a: &At) -> Result<(), String> {
 
 // ---- sys_mprotect: a range inside one VMA
 
-pub const MPROTECT: Entry = Entry {
+pub(crate) const MPROTECT: Entry = Entry {
     offer: mprotect_offer,
     pick: mprotect_pick,
     requires: mprotect_requires,
@@ -231,7 +231,7 @@ fn mprotect_requires(a: &At) -> Result<(), String> {
 
 // ---- sys_mremap_expand / sys_mremap_shrink: a VMA's end moves in place
 
-pub const MREMAP_EXPAND: Entry = Entry {
+pub(crate) const MREMAP_EXPAND: Entry = Entry {
     offer: expand_offer,
     pick: expand_pick,
     requires: expand_requires,
@@ -277,7 +277,7 @@ fn expand_requires(a: &At) -> Result<(), String> {
     Ok(())
 }
 
-pub const MREMAP_SHRINK: Entry = Entry {
+pub(crate) const MREMAP_SHRINK: Entry = Entry {
     offer: shrink_offer,
     pick: shrink_pick,
     requires: shrink_requires,
@@ -319,7 +319,7 @@ fn shrink_requires(a: &At) -> Result<(), String> {
 
 // ---- sys_shift_down: exec's stack move (relocate_vma_down)
 
-pub const SHIFT_DOWN: Entry = Entry {
+pub(crate) const SHIFT_DOWN: Entry = Entry {
     offer: shift_offer,
     pick: shift_pick,
     requires: shift_requires,
@@ -368,7 +368,7 @@ fn shift_requires(a: &At) -> Result<(), String> {
 
 // ---- do_anonymous_fault / do_file_fault: one page of a VMA
 
-pub const ANONYMOUS_FAULT: Entry = Entry {
+pub(crate) const ANONYMOUS_FAULT: Entry = Entry {
     offer: anon_fault_offer,
     pick: anon_fault_pick,
     ..callers(
@@ -413,7 +413,7 @@ fn anon_fault_pick(p: &Pick) -> Option<Vec<Value>> {
     Some(vec![p.mmv(), int(a)])
 }
 
-pub const FILE_FAULT: Entry = Entry {
+pub(crate) const FILE_FAULT: Entry = Entry {
     offer: file_fault_offer,
     pick: file_fault_pick,
     ..callers(
@@ -440,7 +440,7 @@ fn file_fault_pick(p: &Pick) -> Option<Vec<Value>> {
 
 // ---- sys_fork / sys_exit
 
-pub const FORK: Entry = Entry {
+pub(crate) const FORK: Entry = Entry {
     offer: |h, emit| {
         if h.live_mms < h.bounds.max_mms {
             emit(vec![h.mmv()]);
@@ -463,7 +463,7 @@ fn fork_pick(p: &Pick) -> Option<Vec<Value>> {
     Some(vec![p.mmv()])
 }
 
-pub const EXIT: Entry = Entry {
+pub(crate) const EXIT: Entry = Entry {
     offer: |h, emit| {
         if !h.vmas.is_empty() {
             emit(vec![h.mmv()]);

@@ -17,7 +17,7 @@ pub const MAX_CALL_DEPTH: usize = 64;
 const STACK_ROOM: usize = 8;
 
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
-pub const MAX_LOCAL_RUN: u64 = 1_000_000;
+pub(crate) const MAX_LOCAL_RUN: u64 = 1_000_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct Frame {
@@ -161,7 +161,7 @@ impl Thread {
     }
 
     /// Whether the thread stopped with a fault.
-    pub fn is_failed(&self) -> bool {
+    pub(crate) fn is_failed(&self) -> bool {
         matches!(self.outcome, Some(Outcome::Failed(_)))
     }
 
@@ -189,7 +189,7 @@ impl Thread {
 
     /// The instruction the last shared step ran: shared instructions never change frames, so it
     /// is the one before the innermost frame's program counter.
-    pub fn last_op<'p>(&self, prog: &'p Program) -> Option<&'p Op> {
+    pub(crate) fn last_op<'p>(&self, prog: &'p Program) -> Option<&'p Op> {
         let fr = self.frames.last()?;
         let pc = (fr.pc as usize).checked_sub(1)?;
         prog.func(fr.func).code.get(pc).map(|i| &i.op)
@@ -215,7 +215,7 @@ impl Thread {
     }
 
     /// Turn step descriptions (`Event::what`) on or off; on by default.
-    pub fn set_describe(&mut self, on: bool) {
+    pub(crate) fn set_describe(&mut self, on: bool) {
         self.describe = on;
     }
 

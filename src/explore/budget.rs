@@ -35,7 +35,7 @@ pub fn install_signal_handlers() {
 }
 
 /// Whether a stop was requested (by a signal or [`request_stop`]).
-pub fn stop_requested() -> bool {
+pub(crate) fn stop_requested() -> bool {
     stop_flag().load(Ordering::Relaxed)
 }
 
@@ -50,7 +50,7 @@ pub fn clear_stop() {
 }
 
 /// The resident set size of this process in bytes, from `/proc/self/statm`; 0 if unreadable.
-pub fn resident_bytes() -> u64 {
+pub(crate) fn resident_bytes() -> u64 {
     let Ok(s) = std::fs::read_to_string("/proc/self/statm") else {
         return 0;
     };
@@ -63,7 +63,7 @@ pub fn resident_bytes() -> u64 {
 }
 
 /// The peak resident set size of this process in bytes (`VmHWM`); 0 if unreadable.
-pub fn peak_resident_bytes() -> u64 {
+pub(crate) fn peak_resident_bytes() -> u64 {
     let Ok(s) = std::fs::read_to_string("/proc/self/status") else {
         return 0;
     };
@@ -126,7 +126,7 @@ impl Budget {
 
     /// Why the search must stop now, if it must: a stop request, the time bound or the memory
     /// bound. Once spent, a budget stays spent.
-    pub fn poll(&self) -> Option<String> {
+    pub(crate) fn poll(&self) -> Option<String> {
         if let Some(r) = self.spent.lock().map_or(None, |g| g.clone()) {
             return Some(r);
         }

@@ -26,9 +26,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 /// One VMA as compared: (start, end, pgoff, file, flags, has anon_vma).
-pub type VmaShape = (u64, u64, u64, u64, Option<u32>, i64, bool);
+pub(crate) type VmaShape = (u64, u64, u64, u64, Option<u32>, i64, bool);
 /// A VMA named by (mm, start), stable across models where ids may differ.
-pub type VmaName = (u32, u64);
+pub(crate) type VmaName = (u32, u64);
 
 /// What a reviewer compares after each call: each mm's layout and every walker answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -223,7 +223,7 @@ pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
 }
 
 /// Progress callback of [`compare_within`]: (state pairs, depth, seconds).
-pub type CompareProgress<'a> = &'a mut dyn FnMut(usize, u32, f64);
+pub(crate) type CompareProgress<'a> = &'a mut dyn FnMut(usize, u32, f64);
 
 /// The base x patch product as a [`TransitionSystem`]: a state is the pair of canonical
 /// worlds, an action a call both make; a step fails when either model violates an invariant or
@@ -324,7 +324,7 @@ impl TransitionSystem for Product<'_> {
 /// [`compare`] within `budget` (polled at every call pair), reporting progress about once a
 /// second. One thread, one state at a time: the work table sums exactly the calls made up to
 /// the first difference, the same on every run.
-pub fn compare_within(
+pub(crate) fn compare_within(
     base: &Program,
     patch: &Program,
     scope: &Scope,

@@ -58,10 +58,10 @@ pub enum Mode {
 }
 
 /// A set of (class, mode).
-pub type Footprint = BTreeSet<(Class, Mode)>;
+pub(crate) type Footprint = BTreeSet<(Class, Mode)>;
 
 /// The classes the ghost walk oracle reads (see `World::mapping_vmas`).
-pub const OBSERVED: [Class; 7] = [
+pub(crate) const OBSERVED: [Class; 7] = [
     Class::Bounds,
     Class::VmaLinks,
     Class::MmList,
@@ -104,7 +104,7 @@ fn kernel_field(f: &str) -> bool {
 }
 
 /// The classes a builtin touches.
-pub fn builtin_footprint(name: &str) -> Footprint {
+pub(crate) fn builtin_footprint(name: &str) -> Footprint {
     use Class::*;
     use Mode::*;
     let v: Vec<(Class, Mode)> = match name {
@@ -186,7 +186,7 @@ pub fn builtin_footprint(name: &str) -> Footprint {
 }
 
 /// The classes one instruction touches when it reaches the world (empty for local ones).
-pub fn op_footprint(prog: &Program, op: &Op) -> Footprint {
+pub(crate) fn op_footprint(prog: &Program, op: &Op) -> Footprint {
     match op {
         // by name, local struct fields included, as the footprints were first defined
         Op::ReadField(f) => field_class(prog.any_field_name(*f))
@@ -217,7 +217,7 @@ pub fn op_footprint(prog: &Program, op: &Op) -> Footprint {
 }
 
 /// Every class any instruction reachable from `entry` may touch.
-pub fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
+pub(crate) fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
     let mut seen: BTreeSet<FuncId> = BTreeSet::new();
     let mut todo = vec![entry];
     let mut out = Footprint::new();
@@ -237,7 +237,7 @@ pub fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
 
 /// Whether two footprints conflict: a class written by one and touched by the other (`All`
 /// conflicts with everything).
-pub fn conflict(a: &Footprint, b: &Footprint) -> bool {
+pub(crate) fn conflict(a: &Footprint, b: &Footprint) -> bool {
     let all = |f: &Footprint| f.iter().any(|(c, _)| *c == Class::All);
     if (all(a) && !b.is_empty()) || (all(b) && !a.is_empty()) {
         return true;

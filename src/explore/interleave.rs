@@ -106,7 +106,7 @@ pub struct IState {
 }
 
 /// Fingerprint of a state.
-pub fn state_fingerprint(s: &IState) -> u64 {
+pub(crate) fn state_fingerprint(s: &IState) -> u64 {
     #[allow(deprecated)]
     let mut h = std::hash::SipHasher::new();
     s.hash(&mut h);

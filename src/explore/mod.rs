@@ -7,7 +7,7 @@ pub mod budget;
 pub mod checker;
 pub mod compare;
 pub mod distributed;
-pub mod footprint;
+pub(crate) mod footprint;
 pub mod interleave;
 pub mod lockorder;
 pub mod minimise;
@@ -16,7 +16,7 @@ pub mod proof;
 pub mod replay;
 pub mod search;
 pub mod simulate;
-pub mod symmetric;
+pub(crate) mod symmetric;
 pub mod walkers;
 
 /// The scopes live beside the traces that record them; `explore::scope` names them here too.

@@ -9,7 +9,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 
 /// Visible steps one call may take before it is reported as not terminating.
-pub const MAX_STEPS_PER_CALL: usize = 200_000;
+pub(crate) const MAX_STEPS_PER_CALL: usize = 200_000;
 
 /// The steps and failures a call records are trace data.
 pub use crate::trace::{Failure, StepRecord};

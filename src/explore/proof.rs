@@ -296,7 +296,7 @@ pub fn prove(
 }
 
 /// [`prove`], reporting progress lines (about once a second during each search).
-pub fn prove_with(
+pub(crate) fn prove_with(
     file: &ProofFile,
     root: &Path,
     load: &dyn Fn(&Path) -> Result<Program, String>,

@@ -27,7 +27,7 @@ pub enum ReplayError {
 }
 
 /// Checks a call before it is applied: `Err` with the reason it cannot be.
-pub type CallCheck<'a> = &'a dyn Fn(&World, &Call) -> Result<(), String>;
+pub(crate) type CallCheck<'a> = &'a dyn Fn(&World, &Call) -> Result<(), String>;
 
 /// Result of re-running calls from an initial world.
 pub struct Rerun {
@@ -52,7 +52,7 @@ pub fn rerun(
 
 /// [`rerun`], with `check` (when given) asked about each call in the world just before it; a
 /// call it refuses ends the re-run with [`ReplayError::Call`].
-pub fn rerun_checked(
+pub(crate) fn rerun_checked(
     prog: &Program,
     initial: &Scenario,
     calls: &[Call],
@@ -96,7 +96,7 @@ pub fn rerun_checked(
 
 /// The kernel form of each call, each in the world just before it (re-running the calls from
 /// `initial` on `prog`, canonical between calls as traces number objects).
-pub fn kernel_forms(prog: &Program, initial: &Scenario, calls: &[Call]) -> Vec<String> {
+pub(crate) fn kernel_forms(prog: &Program, initial: &Scenario, calls: &[Call]) -> Vec<String> {
     let mut w = initial.build().ok().map(|w| w.canonical());
     let mut out = Vec::with_capacity(calls.len());
     for c in calls {
@@ -120,7 +120,7 @@ fn failure_of(violations: Vec<Violation>) -> Failure {
 
 /// Re-run the calls a search found and build the trace (with every step recorded). A world
 /// that cannot be built is reported in the trace as a model fault.
-pub fn build_trace(
+pub(crate) fn build_trace(
     prog: &Program,
     model: &str,
     scope: &Scope,
@@ -162,7 +162,7 @@ pub fn build_trace(
 
 /// A trace for an initial world that already violates an invariant. A world that cannot be
 /// built (the search built it, so it can) is reported in the trace as a model fault.
-pub fn initial_trace(
+pub(crate) fn initial_trace(
     prog: &Program,
     model: &str,
     scope: &Scope,

@@ -183,7 +183,7 @@ impl CallSystem<'_> {
 
 /// [`search`] within an existing budget (time, memory, stop requests); the state bound is the
 /// scope's.
-pub fn search_within(
+pub(crate) fn search_within(
     prog: &Program,
     model_name: &str,
     scope: &Scope,
@@ -203,7 +203,7 @@ pub fn search_within(
 
 /// The [`Outcome`] of a search of `prog` over call sequences that ended in `verdict`: a failing
 /// path is re-run from the scope's initial world into a trace.
-pub fn outcome_of(
+pub(crate) fn outcome_of(
     prog: &Program,
     model_name: &str,
     scope: &Scope,

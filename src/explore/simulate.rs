@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The longest walk `--depth` allows (the longest call sequence a scope allows).
-pub const MAX_WALK_DEPTH: u32 = 64;
+pub(crate) const MAX_WALK_DEPTH: u32 = 64;
 
 /// What to simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub struct SimReport {
 }
 
 /// Progress callback: (walks finished, calls made, seconds).
-pub type SimProgress<'a> = &'a (dyn Fn(u64, u64, f64) + Sync);
+pub(crate) type SimProgress<'a> = &'a (dyn Fn(u64, u64, f64) + Sync);
 
 /// The end of one walk.
 enum WalkEnd {

@@ -40,7 +40,11 @@ fn effect(prog: &Program, w: &World, call: &Call, opts: CheckOpts) -> Effect {
 /// `path` (calls on representatives, the last one failing) as calls on the unreduced worlds,
 /// or why it could not be mapped (the reduction would then have merged worlds that behave
 /// differently: reported as an incomplete search, never as a verdict).
-pub fn unreduced_path(prog: &Program, scope: &Scope, path: &[Call]) -> Result<Vec<Call>, String> {
+pub(crate) fn unreduced_path(
+    prog: &Program,
+    scope: &Scope,
+    path: &[Call],
+) -> Result<Vec<Call>, String> {
     let opts = CheckOpts {
         record: false,
         per_step: true,

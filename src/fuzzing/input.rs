@@ -105,11 +105,11 @@ pub enum AbstractOp {
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
-pub const MAX_OPS: usize = 64;
+pub(crate) const MAX_OPS: usize = 64;
 /// Pages the initial VMAs are placed in.
-pub const INITIAL_PAGES: u64 = 32;
+pub(crate) const INITIAL_PAGES: u64 = 32;
 /// Most VMAs in the initial mm.
-pub const MAX_INITIAL_VMAS: usize = 4;
+pub(crate) const MAX_INITIAL_VMAS: usize = 4;
 
 /// A decoded fuzz input.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,7 +126,7 @@ pub struct Decoded {
 
 impl Decoded {
     /// The model this input selects among `n` models (n > 0).
-    pub fn model_index(&self, n: usize) -> usize {
+    pub(crate) fn model_index(&self, n: usize) -> usize {
         self.model as usize % n.max(1)
     }
 }

@@ -34,13 +34,13 @@ pub fn validate_call(prog: &Program, w: &World, c: &Call) -> Result<(), String> 
 }
 
 /// The entry point a model file must define to be picked by the fuzzers.
-pub const ENTRY_MARKER: crate::entry::EntryPoint = crate::entry::EntryPoint::Mmap;
+pub(crate) const ENTRY_MARKER: crate::entry::EntryPoint = crate::entry::EntryPoint::Mmap;
 
 /// Environment variable that overrides where the fuzz targets and commands look for models.
-pub const MODELS_ENV: &str = "RMAPCHECK_MODELS";
+pub(crate) const MODELS_ENV: &str = "RMAPCHECK_MODELS";
 
 /// The models directory: `$RMAPCHECK_MODELS` when set, else `default`.
-pub fn models_dir(default: &Path) -> PathBuf {
+pub(crate) fn models_dir(default: &Path) -> PathBuf {
     match std::env::var_os(MODELS_ENV) {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => default.to_path_buf(),
@@ -84,7 +84,7 @@ pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, String> {
 /// an invariant, with the mode of the obligation: known findings, which the fuzzers leave out
 /// (a callers-mode finding: the whole model; a contract-mode one: its contract operations) so
 /// that a campaign looks for new ones. Empty when there is no such folder.
-pub fn known_findings(root: &Path) -> Vec<(PathBuf, crate::explore::scope::Mode)> {
+pub(crate) fn known_findings(root: &Path) -> Vec<(PathBuf, crate::explore::scope::Mode)> {
     let Some(repo) = root.parent() else {
         return Vec::new();
     };

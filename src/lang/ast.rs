@@ -196,7 +196,7 @@ impl BinOp {
     }
 
     /// C precedence level, higher binds tighter.
-    pub fn prec(self) -> u8 {
+    pub(crate) fn prec(self) -> u8 {
         use BinOp::*;
         match self {
             Mul | Div | Rem => 10,
@@ -213,7 +213,7 @@ impl BinOp {
     }
 
     /// The operator spelled `text`, if it is a binary operator.
-    pub fn from_text(text: &str) -> Option<BinOp> {
+    pub(crate) fn from_text(text: &str) -> Option<BinOp> {
         use BinOp::*;
         Some(match text {
             "*" => Mul,
@@ -271,7 +271,7 @@ pub enum ExprKind {
 }
 
 /// The warning/bug macros that stop a run when their condition holds.
-pub const WARN_MACROS: &[&str] = &[
+pub(crate) const WARN_MACROS: &[&str] = &[
     "VM_WARN_ON_ONCE",
     "VM_WARN_ON",
     "WARN_ON_ONCE",

@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 
 /// The static type of an expression: a scalar [`Type`], or a model-local struct value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub(crate) enum Ty {
     T(Type),
     /// `struct T` held by value in a local variable.
     Struct(String),
 }
 
 /// How a type is written in messages.
-pub fn type_name(t: &Type) -> String {
+pub(crate) fn type_name(t: &Type) -> String {
     match t {
         Type::Void => "void".into(),
         Type::Int => "int".into(),
@@ -29,7 +29,7 @@ pub fn type_name(t: &Type) -> String {
 }
 
 /// How a static type is written in messages.
-pub fn ty_name(t: &Ty) -> String {
+pub(crate) fn ty_name(t: &Ty) -> String {
     match t {
         Ty::T(t) => type_name(t),
         Ty::Struct(s) => format!("struct {s}"),
@@ -37,12 +37,12 @@ pub fn ty_name(t: &Ty) -> String {
 }
 
 /// Whether values of this type can be tested for truth and compared.
-pub fn is_scalar(t: &Ty) -> bool {
+pub(crate) fn is_scalar(t: &Ty) -> bool {
     matches!(t, Ty::T(Type::Int | Type::Bool | Type::Ptr(_) | Type::Null))
 }
 
 /// Whether values of this type take part in integer arithmetic.
-pub fn is_integer(t: &Ty) -> bool {
+pub(crate) fn is_integer(t: &Ty) -> bool {
     matches!(t, Ty::T(Type::Int | Type::Bool))
 }
 
@@ -57,7 +57,7 @@ pub fn zero(t: &Type) -> Value {
 }
 
 /// Everything a function body may refer to besides its own locals.
-pub struct Names<'a> {
+pub(crate) struct Names<'a> {
     pub schema: &'a Schema,
     pub structs: &'a BTreeMap<String, (u32, LocalStruct)>,
     pub funcs: &'a BTreeMap<String, FuncSig>,
@@ -65,7 +65,7 @@ pub struct Names<'a> {
 }
 
 /// What a written type resolves to.
-pub enum Resolved {
+pub(crate) enum Resolved {
     Scalar(Type),
     /// A local struct value: its name and index.
     StructVal(String, u32),
@@ -73,12 +73,12 @@ pub enum Resolved {
 
 impl Names<'_> {
     /// Whether `tag` is a kernel struct or a model-local struct.
-    pub fn struct_known(&self, tag: &str) -> bool {
+    pub(crate) fn struct_known(&self, tag: &str) -> bool {
         self.schema.structs.contains_key(tag) || self.structs.contains_key(tag)
     }
 
     /// Resolves a written type.
-    pub fn resolve(&self, t: &TypeName) -> Result<Resolved, String> {
+    pub(crate) fn resolve(&self, t: &TypeName) -> Result<Resolved, String> {
         Ok(match t {
             TypeName::Void => Resolved::Scalar(Type::Void),
             TypeName::Bool => Resolved::Scalar(Type::Bool),
@@ -141,7 +141,7 @@ impl Names<'_> {
 
     /// Parameter types, return type, and (for a builtin) the builtin's id, of a model function
     /// or builtin.
-    pub fn callee(&self, name: &str) -> Option<(Vec<Type>, Type, Option<BuiltinId>)> {
+    pub(crate) fn callee(&self, name: &str) -> Option<(Vec<Type>, Type, Option<BuiltinId>)> {
         if let Some(sig) = self.funcs.get(name) {
             return Some((
                 sig.params.iter().map(|(_, t)| t.clone()).collect(),
@@ -157,7 +157,7 @@ impl Names<'_> {
 }
 
 /// Whether a value of type `from` may be stored where `to` is expected.
-pub fn assignable(to: &Type, from: &Ty) -> bool {
+pub(crate) fn assignable(to: &Type, from: &Ty) -> bool {
     match from {
         Ty::T(f) => *to != Type::Void && *f != Type::Void && to.accepts(f),
         Ty::Struct(_) => false,
@@ -165,14 +165,14 @@ pub fn assignable(to: &Type, from: &Ty) -> bool {
 }
 
 /// The conversion (if any) needed to store a `from` value in a `to` slot.
-pub enum Conv {
+pub(crate) enum Conv {
     None,
     ToBool,
     ToInt,
 }
 
 /// Which conversion makes a `from` value fit a `to` slot.
-pub fn conversion(to: &Type, from: &Ty) -> Conv {
+pub(crate) fn conversion(to: &Type, from: &Ty) -> Conv {
     match (to, from) {
         (Type::Bool, Ty::T(Type::Int)) => Conv::ToBool,
         (Type::Int, Ty::T(Type::Bool)) => Conv::ToInt,
@@ -181,7 +181,7 @@ pub fn conversion(to: &Type, from: &Ty) -> Conv {
 }
 
 /// The result type of `a op b` for the non-short-circuit operators.
-pub fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Result<Type, String> {
+pub(crate) fn binary_type(op: BinOp, a: &Ty, b: &Ty) -> Result<Type, String> {
     use BinOp::*;
     match op {
         Eq | Ne => {

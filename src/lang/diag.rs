@@ -30,7 +30,7 @@ pub struct SourceMap {
 
 impl SourceMap {
     /// Adds a file and returns its index.
-    pub fn add(&mut self, name: &str, text: &str) -> u16 {
+    pub(crate) fn add(&mut self, name: &str, text: &str) -> u16 {
         self.files.push(SourceFile {
             name: name.to_string(),
             text: text.to_string(),
@@ -52,7 +52,7 @@ impl SourceMap {
     }
 
     /// The text of one line (1-based), without its line terminator; empty when out of range.
-    pub fn line_text(&self, file: u16, line: u32) -> &str {
+    pub(crate) fn line_text(&self, file: u16, line: u32) -> &str {
         self.files
             .get(file as usize)
             .and_then(|f| f.text.lines().nth(line.saturating_sub(1) as usize))
@@ -60,7 +60,7 @@ impl SourceMap {
     }
 
     /// Builds a diagnostic at `loc`, capturing the file name and the source line.
-    pub fn diag(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn diag(&self, loc: SrcLoc, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             file: self.name(loc.file).to_string(),
             line: loc.line,
@@ -84,7 +84,7 @@ pub struct Diagnostic {
 
 /// Longest piece of a source line a diagnostic echoes; longer lines are cut to a window
 /// around the column, with `...` marking what was cut.
-pub const MAX_ECHO: usize = 120;
+pub(crate) const MAX_ECHO: usize = 120;
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -5,7 +5,7 @@ use super::diag::SrcLoc;
 
 /// What a token is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     Int(i64),
     Str(String),
@@ -16,7 +16,7 @@ pub enum Tok {
 
 /// A token with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     pub tok: Tok,
     pub loc: SrcLoc,
     /// Byte offsets of the token in the file text.
@@ -28,7 +28,7 @@ pub struct Token {
 
 /// A lexical error: where and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LexError {
+pub(crate) struct LexError {
     pub loc: SrcLoc,
     pub message: String,
 }
@@ -171,7 +171,7 @@ impl Lexer<'_> {
 }
 
 /// Splits `text` (file number `file`) into tokens, ending with `Tok::Eof`.
-pub fn lex(file: u16, text: &str) -> Result<Vec<Token>, LexError> {
+pub(crate) fn lex(file: u16, text: &str) -> Result<Vec<Token>, LexError> {
     let mut lx = Lexer {
         text,
         bytes: text.as_bytes(),

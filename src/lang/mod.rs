@@ -6,8 +6,8 @@
 pub mod ast;
 pub mod check;
 pub mod compile;
-pub mod diag;
-pub mod lexer;
+pub(crate) mod diag;
+pub(crate) mod lexer;
 pub mod load;
 pub mod parser;
 pub mod pretty;

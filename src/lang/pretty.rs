@@ -213,7 +213,7 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
 }
 
 /// Prints an expression, parenthesising every compound subexpression.
-pub fn expr_text(e: &Expr) -> String {
+pub(crate) fn expr_text(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Int(v) => {
             if *v < 0 {

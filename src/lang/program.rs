@@ -78,7 +78,7 @@ pub enum Op {
 
 impl Op {
     /// Whether this instruction always reaches the world (field accesses depend on the pointer).
-    pub fn always_shared(&self) -> bool {
+    pub(crate) fn always_shared(&self) -> bool {
         matches!(
             self,
             Op::Builtin(..)
@@ -167,7 +167,7 @@ impl Program {
     }
 
     /// Signature of a function.
-    pub fn func_sig(&self, id: FuncId) -> &FuncSig {
+    pub(crate) fn func_sig(&self, id: FuncId) -> &FuncSig {
         &self.funcs[id.0 as usize].sig
     }
 
@@ -190,7 +190,7 @@ impl Program {
     }
 
     /// The name of a field access of either kind.
-    pub fn any_field_name(&self, f: Field) -> &str {
+    pub(crate) fn any_field_name(&self, f: Field) -> &str {
         match f {
             Field::Kernel(id) => self.field_name(id),
             Field::Local { layout, slot } => self
@@ -251,7 +251,7 @@ impl Program {
         }
     }
 
-    pub fn source_line(&self, loc: SrcLoc) -> (&str, u32, u32, &str) {
+    pub(crate) fn source_line(&self, loc: SrcLoc) -> (&str, u32, u32, &str) {
         (
             self.sources.name(loc.file),
             loc.line,
@@ -307,7 +307,7 @@ impl Program {
     }
 
     /// `file:line:col` for a location.
-    pub fn loc_text(&self, loc: SrcLoc) -> String {
+    pub(crate) fn loc_text(&self, loc: SrcLoc) -> String {
         format!("{}:{}:{}", self.sources.name(loc.file), loc.line, loc.col)
     }
 }

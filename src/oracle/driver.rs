@@ -48,7 +48,7 @@ struct Chan {
 }
 
 /// The processes of one call sequence.
-pub struct Session {
+pub(crate) struct Session {
     chans: Vec<Chan>,
     /// Pid of each mm's process, once it exists; None after it was reaped.
     pids: Vec<Option<libc::pid_t>>,

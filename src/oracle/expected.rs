@@ -50,7 +50,7 @@ fn any(_: &Release) -> bool {
 }
 
 /// A model VMA has an anon_vma while the kernel's VMA has no anonymous page.
-pub const ANON_VMA_WITHOUT_PAGES: Expected = Expected {
+pub(crate) const ANON_VMA_WITHOUT_PAGES: Expected = Expected {
     name: "anon-vma-without-pages",
     kernels: "every release",
     applies: any,

@@ -10,7 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::{AsRawFd, RawFd};
 
 /// The open files, indexed like the model world's files.
-pub struct Files {
+pub(crate) struct Files {
     files: Vec<File>,
     /// (device, inode) as the kernel's maps show it.
     pub ids: Vec<(u64, u64)>,
@@ -20,7 +20,7 @@ pub struct Files {
 
 impl Files {
     /// Open one file per model file (`(name, dev_zero)`), each regular one `pages` pages long.
-    pub fn open(model: &[(String, bool)], pages: u64) -> Result<Files, String> {
+    pub(crate) fn open(model: &[(String, bool)], pages: u64) -> Result<Files, String> {
         let dir = tempfile::Builder::new()
             .prefix("rmapcheck-kdiff-")
             .tempdir()
@@ -60,7 +60,7 @@ impl Files {
     }
 
     /// The raw descriptors, indexed like the model's files.
-    pub fn fds(&self) -> Vec<RawFd> {
+    pub(crate) fn fds(&self) -> Vec<RawFd> {
         self.files.iter().map(|f| f.as_raw_fd()).collect()
     }
 }

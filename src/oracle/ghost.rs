@@ -34,7 +34,7 @@ impl Ghost {
     }
 
     /// Private pages of `mm` without VM_ACCOUNT.
-    pub fn unaccounted(&self, mm: usize) -> BTreeSet<u64> {
+    pub(crate) fn unaccounted(&self, mm: usize) -> BTreeSet<u64> {
         self.unaccounted.get(mm).cloned().unwrap_or_default()
     }
 

@@ -67,7 +67,7 @@ pub struct Report {
 /// Check that the kernel lets us map at the base address: the range of `pages` pages (and a
 /// page either side, so nothing of ours can merge with a foreign mapping) is free and a
 /// MAP_FIXED_NOREPLACE mapping there lands where asked.
-pub fn check_base(pages: u64) -> Result<(), String> {
+pub(crate) fn check_base(pages: u64) -> Result<(), String> {
     let lo = BASE - PAGE;
     let hi = BASE + (pages + 1) * PAGE;
     let maps = std::fs::read_to_string("/proc/self/smaps")
@@ -125,7 +125,7 @@ pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, St
 
 /// [`kdiff`], reporting (sequences, calls, seconds) about once a second; a stop request
 /// (SIGINT/SIGTERM) ends the run with an error after the sequence in progress.
-pub fn kdiff_with(
+pub(crate) fn kdiff_with(
     prog: &Program,
     scope: &Scope,
     opts: &Options,

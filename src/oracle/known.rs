@@ -41,7 +41,7 @@ fn account_split(model: &[LVma], kernel: &[LVma], unaccounted: &BTreeSet<u64>) -
         && fixed.iter().zip(kernel).all(|(m, k)| m.same_shape(k))
 }
 
-pub const MPROTECT_DROPS_VM_ACCOUNT: Known = Known {
+pub(crate) const MPROTECT_DROPS_VM_ACCOUNT: Known = Known {
     name: "mprotect-drops-vm-account",
     reason: "mprotect() making an anonymous private VMA (MAP_ANONYMOUS or private /dev/zero) \
              read-only while it has no anon_vma drops VM_ACCOUNT (mprotect_fixup()); VMAs that \
@@ -58,7 +58,7 @@ pub const MPROTECT_DROPS_VM_ACCOUNT: Known = Known {
 pub const ALL: &[&Known] = &[&MPROTECT_DROPS_VM_ACCOUNT];
 
 /// The known finding explaining a mismatch, if any.
-pub fn explain(
+pub(crate) fn explain(
     call: &Call,
     model: &[LVma],
     kernel: &[LVma],

@@ -39,7 +39,7 @@ pub struct LVma {
 
 impl LVma {
     /// The fields that must be equal (anonymous memory is compared separately).
-    pub fn same_shape(&self, o: &LVma) -> bool {
+    pub(crate) fn same_shape(&self, o: &LVma) -> bool {
         self.start == o.start
             && self.end == o.end
             && self.backing == o.backing
@@ -78,7 +78,7 @@ impl LVma {
 }
 
 /// The VMAs of model mm `mm`, in address order.
-pub fn model_layout(w: &World, mm: usize) -> Vec<LVma> {
+pub(crate) fn model_layout(w: &World, mm: usize) -> Vec<LVma> {
     w.mm_vmas(mm as u32)
         .into_iter()
         .map(|v| {
@@ -101,7 +101,7 @@ pub fn model_layout(w: &World, mm: usize) -> Vec<LVma> {
 }
 
 /// The kernel's VMAs as layout entries: `ids[i]` is the (device, inode) of model file `i`.
-pub fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<LVma> {
+pub(crate) fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<LVma> {
     let page = super::PAGE;
     vmas.iter()
         .map(|k| {
@@ -132,7 +132,12 @@ pub fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -> Vec<L
 }
 
 /// Both layouts side by side; lines of VMAs that differ are marked `<-`.
-pub fn render_pair(model: &[LVma], kernel: &[LVma], names: &[String], bad: &[u64]) -> String {
+pub(crate) fn render_pair(
+    model: &[LVma],
+    kernel: &[LVma],
+    names: &[String],
+    bad: &[u64],
+) -> String {
     let mut out = String::new();
     out.push_line(format_args!("    model:"));
     for v in model {

@@ -4,7 +4,7 @@
 //! against your kernel".
 
 pub mod compare;
-pub mod driver;
+pub(crate) mod driver;
 pub mod expected;
 pub mod files;
 pub mod ghost;
@@ -12,7 +12,7 @@ pub mod kdiff;
 pub mod known;
 pub mod layout;
 pub mod ops;
-pub mod procmaps;
+pub(crate) mod procmaps;
 pub mod repro;
 pub mod sequences;
 
@@ -22,4 +22,4 @@ pub mod sequences;
 pub const BASE: u64 = 0x7e00_0000_0000;
 
 /// Bytes in one model page.
-pub const PAGE: u64 = 4096;
+pub(crate) const PAGE: u64 = 4096;

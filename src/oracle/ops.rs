@@ -95,7 +95,7 @@ impl KOp {
 
 /// What a model call becomes on the kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Translated {
+pub(crate) enum Translated {
     Op(KOp),
     /// Not driven on the kernel, with the reason (counted by the caller).
     Skip(String),
@@ -120,7 +120,7 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
 }
 
 /// Why an entry point is not driven, or None when it is one kdiff drives.
-pub fn skip_reason(func: &str) -> Option<String> {
+pub(crate) fn skip_reason(func: &str) -> Option<String> {
     driven(func).err()
 }
 
@@ -172,7 +172,7 @@ fn vma_at(w: &World, mm: usize, addr: u64) -> Option<(u64, u64, i64)> {
 }
 
 /// Translate `call`, made on the world `w` (the model world before the call).
-pub fn translate(w: &World, call: &Call) -> Result<Translated, String> {
+pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
     use EntryPoint::*;
     let p = match driven(&call.func) {
         Ok(p) => p,

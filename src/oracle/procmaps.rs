@@ -3,7 +3,7 @@
 
 /// One VMA as smaps shows it (addresses and offset in bytes).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelVma {
+pub(crate) struct KernelVma {
     pub start: u64,
     pub end: u64,
     /// `rw-p` and the like.
@@ -53,7 +53,7 @@ fn header(line: &str) -> Result<KernelVma, String> {
 }
 
 /// The VMAs of an smaps text that intersect `[lo, hi)`, in address order.
-pub fn parse_smaps(text: &str, lo: u64, hi: u64) -> Result<Vec<KernelVma>, String> {
+pub(crate) fn parse_smaps(text: &str, lo: u64, hi: u64) -> Result<Vec<KernelVma>, String> {
     let mut out: Vec<KernelVma> = Vec::new();
     let mut keep = false;
     for line in text.lines() {

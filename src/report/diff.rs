@@ -62,7 +62,7 @@ pub struct Detail {
 }
 
 /// The changes of each node that changed (nodes that did not change are absent).
-pub type Changes = BTreeMap<NodeId, Vec<Detail>>;
+pub(crate) type Changes = BTreeMap<NodeId, Vec<Detail>>;
 
 fn colour(red: bool) -> &'static str {
     if red {

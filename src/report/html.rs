@@ -6,7 +6,7 @@ use super::svg::{BLACK_FILL, CHANGED_STROKE, RED_FILL};
 
 /// `text` with the characters that mean something in HTML (element content and quoted
 /// attribute values alike) replaced by entities.
-pub fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

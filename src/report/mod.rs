@@ -24,7 +24,7 @@ use snap::TreeSnap;
 
 /// One rmap tree on both sides of the last call.
 #[derive(Clone, Debug)]
-pub struct TreePair {
+pub(crate) struct TreePair {
     /// `mapping#M` or `anon_vma#A`.
     pub name: String,
     /// Heading: the name with the file or the root anon_vma.
@@ -39,18 +39,18 @@ pub struct TreePair {
 
 impl TreePair {
     /// The tree drawn on one side: it exists there and is not empty.
-    pub fn drawn_before(&self) -> Option<&TreeSnap> {
+    pub(crate) fn drawn_before(&self) -> Option<&TreeSnap> {
         self.before.as_ref().filter(|t| !t.is_empty())
     }
 
-    pub fn drawn_after(&self) -> Option<&TreeSnap> {
+    pub(crate) fn drawn_after(&self) -> Option<&TreeSnap> {
         self.after.as_ref().filter(|t| !t.is_empty())
     }
 }
 
 /// Every rmap tree of the two worlds, in page order: each mapping's `i_mmap`, then each
 /// anon_vma that is live on at least one side.
-pub fn tree_pairs(before: &World, after: &World) -> Vec<TreePair> {
+pub(crate) fn tree_pairs(before: &World, after: &World) -> Vec<TreePair> {
     let mut out = Vec::new();
     let mappings = before.mappings.len().max(after.mappings.len());
     for m in 0..mappings {

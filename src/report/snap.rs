@@ -27,7 +27,7 @@ pub struct NodeSnap {
 
 impl NodeSnap {
     /// Second label line, as src/trace/dot.rs writes it.
-    pub fn keys_text(&self) -> String {
+    pub(crate) fn keys_text(&self) -> String {
         format!("[{}..{}] max={}", self.start, self.last, self.subtree_last)
     }
 
@@ -105,7 +105,7 @@ fn anon_keys(w: &World, v: u32) -> (u64, u64) {
 }
 
 /// The file tree `i_mmap` of mapping `m`; `None` when the world has no such mapping.
-pub fn file_tree(w: &World, m: usize) -> Option<TreeSnap> {
+pub(crate) fn file_tree(w: &World, m: usize) -> Option<TreeSnap> {
     let a = w.mappings.get(m)?;
     Some(capture(&a.i_mmap, &|n| {
         let (start, last) = vma_keys(w, n);
@@ -114,7 +114,7 @@ pub fn file_tree(w: &World, m: usize) -> Option<TreeSnap> {
 }
 
 /// The tree of AVCs of anon_vma `i`; `None` when there is no such anon_vma or it is freed.
-pub fn anon_tree(w: &World, i: usize) -> Option<TreeSnap> {
+pub(crate) fn anon_tree(w: &World, i: usize) -> Option<TreeSnap> {
     let a = w.anon_vmas.get(i).filter(|a| !a.freed)?;
     Some(capture(&a.rb_root, &|n| match w.avcs.get(n as usize) {
         Some(avc) => {
@@ -128,7 +128,7 @@ pub fn anon_tree(w: &World, i: usize) -> Option<TreeSnap> {
 }
 
 /// Title of mapping `m`: `mapping#m`, with the file(s) whose f_mapping it is.
-pub fn mapping_title(w: &World, m: usize) -> String {
+pub(crate) fn mapping_title(w: &World, m: usize) -> String {
     let files: Vec<String> = w
         .files
         .iter()

@@ -66,7 +66,7 @@ fn n(c: &Call, i: usize) -> String {
 
 /// `c` in the kernel's terms, given the world just before it (for file names and VMA ranges);
 /// the machine form for a function this module does not know.
-pub fn kernel_form(c: &Call, w: Option<&World>) -> String {
+pub(crate) fn kernel_form(c: &Call, w: Option<&World>) -> String {
     match EntryPoint::from_name(&c.func) {
         Some(p) if c.args.len() == p.entry().args.len() => entry_form(p, c, w),
         Some(_) => c.to_string(),

@@ -41,7 +41,7 @@ fn add_tree(
 }
 
 /// DOT text of every non-empty rmap tree of `w`.
-pub fn trees_dot(w: &World) -> String {
+pub(crate) fn trees_dot(w: &World) -> String {
     let mut g: Graph<String, &'static str> = Graph::new();
     let fk = FileKeys { vmas: &w.vmas };
     for (m, a) in w.mappings.iter().enumerate() {

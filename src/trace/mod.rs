@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the trace format this build writes and reads. A trace of another version
 /// (or none) is refused on load rather than misread.
-pub const TRACE_FORMAT: u32 = 1;
+pub(crate) const TRACE_FORMAT: u32 = 1;
 
 /// Largest initial world and call list a trace may hold (a search never makes bigger ones).
-pub const MAX_TRACE_OBJECTS: usize = 64;
-pub const MAX_TRACE_CALLS: usize = 256;
+pub(crate) const MAX_TRACE_OBJECTS: usize = 64;
+pub(crate) const MAX_TRACE_CALLS: usize = 256;
 
 /// One visible (world-touching) step of a call, for traces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,7 +115,7 @@ pub struct Trace {
 }
 
 /// Fingerprint of a program's sources (all included files).
-pub fn model_hash(prog: &Program) -> String {
+pub(crate) fn model_hash(prog: &Program) -> String {
     use std::hash::{Hash, Hasher};
     #[allow(deprecated)]
     let mut h = std::hash::SipHasher::new();
@@ -137,7 +137,7 @@ impl Trace {
     }
 
     /// The trace as a JSON value (the `trace` of a `check --format json` result).
-    pub fn to_json_value(&self) -> serde_json::Value {
+    pub(crate) fn to_json_value(&self) -> serde_json::Value {
         // as for to_json: strings, numbers and plain containers (no map with non-string keys)
         serde_json::to_value(self).expect("a trace serialises")
     }

@@ -7,15 +7,15 @@ use crate::check::Invariant;
 use crate::lang::Program;
 
 /// Column limit of the rendering.
-pub const WIDTH: usize = 80;
+pub(crate) const WIDTH: usize = 80;
 
 /// Steps of the failing call shown (the last ones before the failure).
-pub const MAX_STEPS_SHOWN: usize = 40;
+pub(crate) const MAX_STEPS_SHOWN: usize = 40;
 
 /// Where to break `s` so that the first part fits in `room` columns: after the last space, else
 /// after the last punctuation that ends a token (`,`, `(`, `)`, `[`, `]`, `;`, `:`, `=`, `>`),
 /// else (one token longer than the room) at the room.
-pub fn break_point(s: &str, room: usize) -> usize {
+pub(crate) fn break_point(s: &str, room: usize) -> usize {
     if s.len() <= room {
         return s.len();
     }
@@ -35,7 +35,7 @@ pub fn break_point(s: &str, room: usize) -> usize {
 
 /// Wrap `line` to [`WIDTH`] columns at token boundaries, continuation lines indented by 4 more
 /// spaces; non-ASCII characters become `?`.
-pub fn wrap(line: &str, out: &mut String) {
+pub(crate) fn wrap(line: &str, out: &mut String) {
     let line: String = line
         .chars()
         .map(|c| {

@@ -10,10 +10,10 @@ use super::types::{NodeId, RbRoot, TreeObs};
 
 /// SplitMix64: tiny, deterministic, good enough for workloads.
 #[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
+pub(crate) struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

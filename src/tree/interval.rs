@@ -9,7 +9,7 @@ use super::rbtree::{self, Augment, Side};
 use super::types::{IntervalKeys, NodeId, RbRoot, StaleDescent, TreeError, TreeObs};
 
 /// The `RB_DECLARE_CALLBACKS_MAX` callbacks for `subtree_last`.
-pub struct IntervalAugment<'a, K: ?Sized> {
+pub(crate) struct IntervalAugment<'a, K: ?Sized> {
     pub keys: &'a K,
 }
 
@@ -435,7 +435,7 @@ pub fn iter_first(
 }
 
 /// The next node after `n` (in order) overlapping [first, last].
-pub fn iter_next(
+pub(crate) fn iter_next(
     t: &RbRoot,
     k: &impl IntervalKeys,
     n: NodeId,
@@ -462,7 +462,7 @@ pub fn query(
 /// [`query`] as an iterator: each `next` runs iter_first (the first time) or iter_next from
 /// the node it returned before, sharing one stale-descent check for the whole query. In a
 /// corrupted tree whose links loop it stops after one node more than the tree holds.
-pub fn query_iter<'a, K: IntervalKeys + ?Sized>(
+pub(crate) fn query_iter<'a, K: IntervalKeys + ?Sized>(
     t: &'a RbRoot,
     k: &'a K,
     first: u64,
@@ -483,7 +483,7 @@ pub fn query_iter<'a, K: IntervalKeys + ?Sized>(
 }
 
 /// The iterator of [`query_iter`].
-pub struct QueryIter<'a, K: ?Sized> {
+pub(crate) struct QueryIter<'a, K: ?Sized> {
     t: &'a RbRoot,
     k: &'a K,
     first: u64,

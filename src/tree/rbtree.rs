@@ -205,7 +205,7 @@ pub fn insert_color(t: &mut RbRoot, node: NodeId, aug: &impl Augment, obs: &mut 
 }
 
 /// `____rb_erase_color`: restore black height after a black node left from below `parent`.
-pub fn erase_color(t: &mut RbRoot, parent: NodeId, aug: &impl Augment, obs: &mut TreeObs) {
+pub(crate) fn erase_color(t: &mut RbRoot, parent: NodeId, aug: &impl Augment, obs: &mut TreeObs) {
     let mut node: Option<NodeId> = None;
     let mut parent = parent;
     loop {

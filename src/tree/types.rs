@@ -29,7 +29,7 @@ pub struct RbNode {
 
 impl RbNode {
     /// A detached red node with the given augmented value (what `rb_link_node` starts from).
-    pub fn new_red(subtree_last: u64) -> Self {
+    pub(crate) fn new_red(subtree_last: u64) -> Self {
         RbNode {
             parent: None,
             left: None,

@@ -84,7 +84,7 @@ impl LockClass {
     ];
 
     /// Position in the documented order (outermost first).
-    pub fn rank(self) -> usize {
+    pub(crate) fn rank(self) -> usize {
         self as usize
     }
 
@@ -120,7 +120,7 @@ impl World {
     }
 
     /// The VMAs that map `pgoff` of `target` now (see the module documentation).
-    pub fn mapping_vmas(&self, target: WalkTarget, pgoff: u64) -> BTreeSet<u32> {
+    pub(crate) fn mapping_vmas(&self, target: WalkTarget, pgoff: u64) -> BTreeSet<u32> {
         (0..self.vmas.len() as u32)
             .filter(|&v| {
                 let x = &self.vmas[v as usize];
@@ -144,7 +144,7 @@ impl World {
     /// Set the "linked" ghost flags from what the trees hold now; called when a concurrent
     /// exploration starts from a world whose history is unknown (a scenario or a canonical
     /// state). Walk and section records are cleared.
-    pub fn init_ghosts(&mut self) {
+    pub(crate) fn init_ghosts(&mut self) {
         for v in 0..self.vmas.len() {
             let linked = self.mappings.iter().any(|m| m.i_mmap.contains(v as u32));
             self.vmas[v].file_linked |= linked;
@@ -365,7 +365,7 @@ impl World {
     }
 
     /// The lock classes thread `t` holds now.
-    pub fn held_classes(&self, t: ThreadId) -> BTreeSet<LockClass> {
+    pub(crate) fn held_classes(&self, t: ThreadId) -> BTreeSet<LockClass> {
         let mut out = BTreeSet::new();
         if self
             .mms
@@ -411,7 +411,7 @@ impl World {
     }
 
     /// Take the lock-order edges recorded since the last call.
-    pub fn take_lock_edges(&mut self) -> Vec<(LockClass, LockClass)> {
+    pub(crate) fn take_lock_edges(&mut self) -> Vec<(LockClass, LockClass)> {
         std::mem::take(&mut self.scratch.lock_edges)
     }
 }

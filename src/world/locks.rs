@@ -12,7 +12,7 @@ pub struct RwSem {
 }
 
 impl RwSem {
-    pub fn try_write(&mut self, t: ThreadId) -> bool {
+    pub(crate) fn try_write(&mut self, t: ThreadId) -> bool {
         if self.writer.is_none() && self.readers == 0 {
             self.writer = Some(t);
             true
@@ -20,7 +20,7 @@ impl RwSem {
             false
         }
     }
-    pub fn try_read(&mut self, t: ThreadId) -> bool {
+    pub(crate) fn try_read(&mut self, t: ThreadId) -> bool {
         if self.writer.is_none() {
             self.readers |= 1 << t;
             true
@@ -28,17 +28,17 @@ impl RwSem {
             false
         }
     }
-    pub fn held_write_by(&self, t: ThreadId) -> bool {
+    pub(crate) fn held_write_by(&self, t: ThreadId) -> bool {
         self.writer == Some(t)
     }
-    pub fn held_read_by(&self, t: ThreadId) -> bool {
+    pub(crate) fn held_read_by(&self, t: ThreadId) -> bool {
         self.readers & (1 << t) != 0
     }
-    pub fn is_free(&self) -> bool {
+    pub(crate) fn is_free(&self) -> bool {
         self.writer.is_none() && self.readers == 0
     }
     /// Release a write hold; false if `t` did not hold it.
-    pub fn unlock_write(&mut self, t: ThreadId) -> bool {
+    pub(crate) fn unlock_write(&mut self, t: ThreadId) -> bool {
         if self.writer == Some(t) {
             self.writer = None;
             true
@@ -47,7 +47,7 @@ impl RwSem {
         }
     }
     /// Release a read hold; false if `t` did not hold it.
-    pub fn unlock_read(&mut self, t: ThreadId) -> bool {
+    pub(crate) fn unlock_read(&mut self, t: ThreadId) -> bool {
         if self.held_read_by(t) {
             self.readers &= !(1 << t);
             true
@@ -64,7 +64,7 @@ pub struct Mutex {
 }
 
 impl Mutex {
-    pub fn try_lock(&mut self, t: ThreadId) -> bool {
+    pub(crate) fn try_lock(&mut self, t: ThreadId) -> bool {
         if self.owner.is_none() {
             self.owner = Some(t);
             true
@@ -72,7 +72,7 @@ impl Mutex {
             false
         }
     }
-    pub fn held_by(&self, t: ThreadId) -> bool {
+    pub(crate) fn held_by(&self, t: ThreadId) -> bool {
         self.owner == Some(t)
     }
     pub fn unlock(&mut self, t: ThreadId) -> bool {

@@ -4,8 +4,8 @@
 //! violations and tree work is excluded).
 
 pub mod builtins;
-pub mod canon;
-pub mod conc;
+pub(crate) mod canon;
+pub(crate) mod conc;
 pub mod keys;
 pub mod locks;
 pub mod objects;
@@ -170,14 +170,14 @@ impl World {
     }
 
     /// The address_space a VMA's file maps, if it has a file.
-    pub fn vma_mapping(&self, vma: u32) -> Option<u32> {
+    pub(crate) fn vma_mapping(&self, vma: u32) -> Option<u32> {
         self.vmas[vma as usize]
             .vm_file
             .map(|f| self.files[f as usize].f_mapping)
     }
 
     /// Whether a VMA is live: not freed, not detached, and listed in its mm.
-    pub fn vma_live(&self, v: u32) -> bool {
+    pub(crate) fn vma_live(&self, v: u32) -> bool {
         let Some(vma) = self.vmas.get(v as usize) else {
             return false;
         };
@@ -192,7 +192,7 @@ impl World {
     }
 
     /// Whether `kind#id` names a live object of this world (a VMA must also be in its mm).
-    pub fn object_live(&self, kind: crate::exec::host::ObjKind, id: u32) -> bool {
+    pub(crate) fn object_live(&self, kind: crate::exec::host::ObjKind, id: u32) -> bool {
         use crate::exec::host::ObjKind as K;
         let i = id as usize;
         match kind {

@@ -63,17 +63,17 @@ impl Vma {
         self.vm_end.saturating_sub(self.vm_start)
     }
     /// `vma_start_pgoff()`: the file tree's sort key.
-    pub fn start_pgoff(&self) -> u64 {
+    pub(crate) fn start_pgoff(&self) -> u64 {
         self.vm_pgoff
     }
     /// `vma_last_pgoff()`: last file page mapped (equal to the start for an empty VMA, which the
     /// kernel never has; the checker reports empty VMAs through `vma-layout`).
-    pub fn last_pgoff(&self) -> u64 {
+    pub(crate) fn last_pgoff(&self) -> u64 {
         self.vm_pgoff + self.pages().max(1) - 1
     }
     /// The page offset of `vm_start` in a folio kind's index space: the file pgoff for
     /// page-cache folios and file walks, the anonymous pgoff for anonymous folios and anon walks.
-    pub fn pgoff_for(&self, anon: bool) -> u64 {
+    pub(crate) fn pgoff_for(&self, anon: bool) -> u64 {
         if anon {
             self.vm_anon_pgoff
         } else {
@@ -81,11 +81,11 @@ impl Vma {
         }
     }
     /// `vma_start_anon_pgoff()`: the anon tree's sort key.
-    pub fn start_anon_pgoff(&self) -> u64 {
+    pub(crate) fn start_anon_pgoff(&self) -> u64 {
         self.vm_anon_pgoff
     }
     /// `vma_last_anon_pgoff()`: last anonymous page offset mapped.
-    pub fn last_anon_pgoff(&self) -> u64 {
+    pub(crate) fn last_anon_pgoff(&self) -> u64 {
         self.vm_anon_pgoff + self.pages().max(1) - 1
     }
     pub fn is_anonymous(&self) -> bool {

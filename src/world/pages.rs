@@ -40,16 +40,16 @@ pub struct AnonFolio {
 }
 
 /// An mm's ghost page table: address (in pages) to folio.
-pub type PageTable = BTreeMap<u64, Folio>;
+pub(crate) type PageTable = BTreeMap<u64, Folio>;
 
 /// `linear_page_index()`: the index a VMA maps at `addr`.
-pub fn linear_page_index(vm_start: u64, vm_pgoff: u64, addr: u64) -> u64 {
+pub(crate) fn linear_page_index(vm_start: u64, vm_pgoff: u64, addr: u64) -> u64 {
     vm_pgoff + (addr - vm_start)
 }
 
 impl World {
     /// The index of a folio (file: its page-cache index; anon: `folio->index`).
-    pub fn folio_index(&self, f: Folio) -> u64 {
+    pub(crate) fn folio_index(&self, f: Folio) -> u64 {
         match f {
             Folio::File { index, .. } => index,
             Folio::Anon(a) => self.anon_folios[a as usize].index,
@@ -66,7 +66,7 @@ impl World {
     }
 
     /// A folio as text: `anon folio#1 (anon_vma#0, index 3)` or `file folio (mapping#0, index 3)`.
-    pub fn describe_folio(&self, f: Folio) -> String {
+    pub(crate) fn describe_folio(&self, f: Folio) -> String {
         match f {
             Folio::File { mapping, index } => {
                 format!("file folio (mapping#{mapping}, index {index})")

@@ -7,7 +7,7 @@ use crate::tree::render;
 
 impl World {
     /// One line describing a VMA: `vma#1 [2, 4) pgoff 2 file#0 anon_vma#0 (2 avcs)`.
-    pub fn describe_vma(&self, v: u32) -> String {
+    pub(crate) fn describe_vma(&self, v: u32) -> String {
         let vma = &self.vmas[v as usize];
         let mut s = format!(
             "vma#{v} [{}, {}) pgoff {}",

@@ -222,7 +222,7 @@ impl Scenario {
     }
 
     /// The calls, parsed.
-    pub fn parsed_calls(&self) -> Result<Vec<Call>, String> {
+    pub(crate) fn parsed_calls(&self) -> Result<Vec<Call>, String> {
         self.calls.iter().map(|c| Call::parse(c)).collect()
     }
 }
@@ -277,7 +277,7 @@ impl Call {
 }
 
 /// Parse one value as printed by `Value`'s Display.
-pub fn parse_value(a: &str) -> Result<Value, String> {
+pub(crate) fn parse_value(a: &str) -> Result<Value, String> {
     Ok(match a {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),

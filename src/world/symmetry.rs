@@ -81,7 +81,7 @@ impl World {
     }
 
     /// The canonical form up to a renumbering of the mms (see the module documentation).
-    pub fn canonical_symmetric(&self) -> World {
+    pub(crate) fn canonical_symmetric(&self) -> World {
         if self.mms.len() < 2 {
             return self.canonical();
         }

@@ -97,7 +97,7 @@ pub struct Config {
 
 impl Config {
     /// The default parallelism: every core, at most 8.
-    pub fn cores() -> usize {
+    pub(crate) fn cores() -> usize {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
@@ -148,7 +148,7 @@ impl Stats {
 
     /// Probability that two distinct states shared a fingerprint (birthday bound over the
     /// states seen, as TLC's optimistic estimate).
-    pub fn collision_probability(&self) -> f64 {
+    pub(crate) fn collision_probability(&self) -> f64 {
         let n = self.states as f64;
         n * n / 2f64.powi(65)
     }

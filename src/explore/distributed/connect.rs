@@ -158,7 +158,7 @@ fn accept_all(
 
 /// The sockets to every other process (`None` at `me`), in process order, or why the mesh could
 /// not be set up within `timeout`.
-pub fn mesh(
+pub(crate) fn mesh(
     addresses: &[String],
     me: usize,
     digest: u64,

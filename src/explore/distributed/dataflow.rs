@@ -38,7 +38,7 @@ pub struct Shared {
 
 /// Figures of this process's workers, updated as they go.
 #[derive(Default)]
-pub struct Live {
+pub(crate) struct Live {
     /// Distinct states owned, per local worker.
     pub states: Vec<AtomicU64>,
     /// States expanded, per local worker.

@@ -16,7 +16,7 @@ pub type Path = Vec<u16>;
 
 /// What travels between workers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Msg {
+pub(crate) enum Msg {
     /// A successor, sent to the worker its fingerprint hashes to.
     Cand { fp: u64, path: Path },
     /// One worker's report of a phase, one copy per worker (`to`).
@@ -27,7 +27,7 @@ impl Msg {
     /// The routing key: timely sends a record to worker `key % peers` (by a mask when `peers`
     /// is a power of two, the same thing), so a candidate goes to [`owner`] of its fingerprint
     /// and a report to the worker it is addressed to.
-    pub fn route(&self) -> u64 {
+    pub(crate) fn route(&self) -> u64 {
         match self {
             Msg::Cand { fp, .. } => *fp,
             Msg::Report { to, .. } => u64::from(*to),
@@ -36,13 +36,13 @@ impl Msg {
 }
 
 /// The worker that owns (de-duplicates and expands) the state with fingerprint `fp`.
-pub fn owner(fp: u64, peers: u32) -> u32 {
+pub(crate) fn owner(fp: u64, peers: u32) -> u32 {
     (fp % u64::from(peers.max(1))) as u32
 }
 
 /// A phase report.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Body {
+pub(crate) enum Body {
     /// After de-duplication: how many of the depth's states this worker owns are new.
     Seen { new: u64 },
     /// After expansion.
@@ -51,7 +51,7 @@ pub enum Body {
 
 /// What one worker's expansion of its share of a depth found.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Expanded {
+pub(crate) struct Expanded {
     /// Calls made (successors, including those into states already seen, and a failing one).
     pub transitions: u64,
     /// Candidates sent (after dropping those this worker had already sent at this depth).
@@ -68,7 +68,7 @@ pub struct Expanded {
 
 /// How the search ended.
 #[derive(Clone, Debug, PartialEq)]
-pub enum End {
+pub(crate) enum End {
     Holds,
     /// The least failing path at the shallowest failing depth.
     Failed(Path),
@@ -80,7 +80,7 @@ pub enum End {
 
 /// The search as every worker sees it.
 #[derive(Clone, Debug, Default)]
-pub struct Ledger {
+pub(crate) struct Ledger {
     /// Distinct states owned by each worker.
     pub per_worker: Vec<u64>,
     /// New states at each depth.

@@ -15,9 +15,9 @@
 //! [`run`] (starting, watching and ending a run).
 
 pub mod connect;
-pub mod dataflow;
+pub(crate) mod dataflow;
 pub mod hostfile;
-pub mod ledger;
+pub(crate) mod ledger;
 pub mod run;
 
 pub use run::search;

@@ -46,9 +46,9 @@ pub const VM_SHARED: i64 = 0x8;
 /// Bit of `vm_flags` meaning writable (as the models' `#define VM_WRITE`).
 pub const VM_WRITE: i64 = 0x2;
 /// `VM_GROWSDOWN` (as the models' `#define`): a stack that grows down at a fault below it.
-pub const VM_GROWSDOWN: i64 = 0x100;
+pub(crate) const VM_GROWSDOWN: i64 = 0x100;
 /// `VM_STACK_INCOMPLETE_SETUP` (as the models' `#define`): exec's stack before its move.
-pub const VM_STACK_INCOMPLETE_SETUP: i64 = 0x30000;
+pub(crate) const VM_STACK_INCOMPLETE_SETUP: i64 = 0x30000;
 
 /// Argument conversion shared by every builtin.
 impl World {
