@@ -248,7 +248,8 @@ fn interleavings(
             .walkers
             .iter()
             .map(|c| Call::parse(c))
-            .collect::<Result<_, _>>()?]
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?]
     };
     if sets.is_empty() {
         return Err(format!(
