@@ -116,7 +116,11 @@ impl Obligation {
             s.max_depth = d;
         }
         if !self.invariants.is_empty() {
-            s.invariants = self.invariants.clone();
+            s.invariants = self
+                .invariants
+                .iter()
+                .map(|n| n.parse())
+                .collect::<Result<_, _>>()?;
         }
         s.validate()?;
         Ok(s)
