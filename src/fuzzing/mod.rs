@@ -138,7 +138,7 @@ pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, String> {
             continue;
         }
         let contract = !finding(crate::explore::scope::Mode::Contract);
-        let prog = crate::models::load_model(&p)?;
+        let prog = crate::models::load_model(&p).map_err(|e| e.to_string())?;
         if prog.function(ENTRY_MARKER.name()).is_some() {
             out.push(FuzzModel {
                 path: p,
