@@ -2,67 +2,82 @@
 //! the world's schema. Every layer that needs a model (the commands, the fuzzing harness, the
 //! proofs) loads it here, so a path means the same thing everywhere.
 
-use crate::lang::{self, Program};
+use crate::lang::{self, Diagnostic, Program};
 use std::path::{Path, PathBuf};
+
+/// Why a model cannot be found or loaded. The messages of a single model argument
+/// ([`resolve_model`], [`load_model`]) end their own lines, like rendered diagnostics.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModelError {
+    /// A single model argument that names nothing.
+    #[error("{}: no such model file or directory\n", .0.display())]
+    Missing(PathBuf),
+    /// A single model argument naming a directory without a model.
+    #[error("{}: a directory with no model (*.rmap outside lib/ and mutants/)\n", .0.display())]
+    NoModel(PathBuf),
+    /// A single model argument naming a directory with several models.
+    #[error(
+        "{}: a directory with {} models; name one: {}\n",
+        .dir.display(),
+        .models.len(),
+        .models.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    Several { dir: PathBuf, models: Vec<PathBuf> },
+    /// The model file does not compile against the world's schema: its diagnostics.
+    #[error("{}", lang::render_diagnostics(.0))]
+    Diagnostics(Vec<Diagnostic>),
+    /// One of several model arguments names nothing.
+    #[error("{}: no such model file or directory", .0.display())]
+    MissingArgument(PathBuf),
+    /// One of several model arguments is a directory without a model.
+    #[error("{}: a directory with no model (*.rmap outside lib/)", .0.display())]
+    EmptyArgument(PathBuf),
+}
 
 /// Load a model against the world's schema: a model file, or a directory holding exactly one
 /// model (outside its `lib/` and `mutants/` folders). On failure the rendered diagnostics.
-pub fn load_model(path: &Path) -> Result<Program, String> {
+pub fn load_model(path: &Path) -> Result<Program, ModelError> {
     let file = resolve_model(path)?;
-    lang::load_file(&file, &crate::world::schema()).map_err(|d| lang::render_diagnostics(&d))
+    lang::load_file(&file, &crate::world::schema()).map_err(ModelError::Diagnostics)
 }
 
 /// The model file a command-line argument names: the file itself, or the one model in a
 /// directory. Every subcommand that takes one model resolves it this way.
-pub fn resolve_model(path: &Path) -> Result<PathBuf, String> {
+pub fn resolve_model(path: &Path) -> Result<PathBuf, ModelError> {
     if !path.is_dir() {
         if !path.exists() {
-            return Err(format!(
-                "{}: no such model file or directory\n",
-                path.display()
-            ));
+            return Err(ModelError::Missing(path.to_path_buf()));
         }
         return Ok(path.to_path_buf());
     }
-    let found = discover_models(path, false);
-    match found.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(format!(
-            "{}: a directory with no model (*.rmap outside lib/ and mutants/)\n",
-            path.display()
-        )),
-        many => Err(format!(
-            "{}: a directory with {} models; name one: {}\n",
-            path.display(),
-            many.len(),
-            many.iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+    let mut found = discover_models(path, false);
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(ModelError::NoModel(path.to_path_buf())),
+        _ => Err(ModelError::Several {
+            dir: path.to_path_buf(),
+            models: found,
+        }),
     }
 }
 
 /// The models a list of arguments names, for commands that check several: a file is itself, a
 /// directory every model under it (outside `lib/` and `mutants/` folders, unless the directory
 /// is itself a mutants folder).
-pub fn expand_model_args(args: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn expand_model_args(args: &[PathBuf]) -> Result<Vec<PathBuf>, ModelError> {
     let mut out = Vec::new();
     for a in args {
         if a.is_dir() {
             let mutants = a.file_name().and_then(|n| n.to_str()) == Some("mutants");
             let found = discover_models(a, mutants);
             if found.is_empty() {
-                return Err(format!(
-                    "{}: a directory with no model (*.rmap outside lib/)",
-                    a.display()
-                ));
+                return Err(ModelError::EmptyArgument(a.clone()));
             }
             out.extend(found);
         } else if a.exists() {
             out.push(a.clone());
         } else {
-            return Err(format!("{}: no such model file or directory", a.display()));
+            return Err(ModelError::MissingArgument(a.clone()));
         }
     }
     Ok(out)

@@ -4,8 +4,9 @@
 //! functions' preconditions allow) and the time/state bounds after which a search is reported
 //! incomplete. Scopes are TOML; a few are built in by name.
 
+use crate::check::{Invariant, InvariantSet};
 use crate::world::scenario::{FileSpec, MmSpec, Scenario};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// Why a scope cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,8 +63,9 @@ pub struct Scope {
     pub max_mms: usize,
     /// Entry points to use (all the model defines when empty).
     pub entries: Vec<String>,
-    /// Invariants to check (all when empty).
-    pub invariants: Vec<String>,
+    /// Invariants to check (all when empty); an unknown name is refused when the scope is read.
+    #[serde(deserialize_with = "invariant_names")]
+    pub invariants: Vec<Invariant>,
     /// Bounds that make a search incomplete when hit.
     pub max_states: usize,
     pub max_seconds: f64,
@@ -173,7 +175,18 @@ impl Scope {
     /// Parse and validate a scope; errors read `line:col: message`, at the key a validation
     /// error is about.
     pub fn parse(text: &str) -> Result<Scope, ScopeError> {
-        let s: Scope = crate::toml_diag::parse(text).map_err(ScopeError::Syntax)?;
+        let s: Scope = crate::toml_diag::parse(text).map_err(|e| match e.split_once(": ") {
+            // an unknown invariant is placed at the `invariants` key, like a bad value
+            Some((_, msg)) if msg.starts_with("unknown invariant ") => {
+                let (line, col) = locate_key(text, "invariants");
+                ScopeError::Invalid {
+                    line,
+                    col,
+                    message: format!("invariants: {msg}"),
+                }
+            }
+            _ => ScopeError::Syntax(e),
+        })?;
         s.validate().map_err(|message| {
             let key = message.split([' ', ':']).next().unwrap_or("");
             let (line, col) = locate_key(text, key);
@@ -220,9 +233,6 @@ impl Scope {
         if self.max_depth > 64 {
             return Err(format!("max_depth = {}: at most 64", self.max_depth));
         }
-        // the message starts with the key, so that `parse` places it at the key's line
-        crate::check::InvariantSet::from_names(&self.invariants)
-            .map_err(|e| format!("invariants: {e}"))?;
         if self.walkers > 8 {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }
@@ -269,8 +279,12 @@ impl Scope {
     }
 
     /// The invariants this scope checks.
-    pub fn invariant_set(&self) -> crate::check::InvariantSet {
-        crate::check::InvariantSet::from_names(&self.invariants).unwrap_or_default()
+    pub fn invariant_set(&self) -> InvariantSet {
+        if self.invariants.is_empty() {
+            InvariantSet::all()
+        } else {
+            self.invariants.iter().copied().collect()
+        }
     }
 
     /// One line for reports and traces, naming every field that changes the state space and
@@ -329,12 +343,24 @@ impl Scope {
     }
 }
 
-fn list_or(v: &[String], none: &str) -> String {
+fn list_or(v: &[impl std::fmt::Display], none: &str) -> String {
     if v.is_empty() {
         none.to_string()
     } else {
-        v.join(",")
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     }
+}
+
+/// The `invariants` of a scope: names, each refused unless it is an invariant's (with the
+/// message that lists the known ones), so that a scope never holds a name it cannot check.
+fn invariant_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Invariant>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|n| n.parse().map_err(serde::de::Error::custom))
+        .collect()
 }
 
 /// Line and column (1-based) of `key = ...` in a TOML text; 1:1 when it is not there.

@@ -378,7 +378,13 @@ impl Run<'_> {
             Ok(p) => p,
             Err(d) => {
                 write!(self.err, "{d}")?;
-                self.push_case(m, Status::Error, "the model does not load".into(), d, 0.0);
+                self.push_case(
+                    m,
+                    Status::Error,
+                    "the model does not load".into(),
+                    d.to_string(),
+                    0.0,
+                );
                 self.push_json(m, "error", &Stats::default(), None, Some("model error"));
                 self.worsen(Exit::BadInput);
                 return Ok(());

@@ -53,7 +53,7 @@ pub fn diff(args: &DiffArgs, out: &mut dyn Write) -> CmdResult {
     let mut progs = Vec::new();
     for p in [&args.base, &args.patch] {
         let loaded = match resolve_model(p) {
-            Ok(file) => load_model(&file),
+            Ok(file) => load_model(&file).map_err(|e| e.to_string()),
             Err(e) => Err(format!("rmapcheck diff: {e}\n")),
         };
         match loaded {

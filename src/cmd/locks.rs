@@ -27,7 +27,11 @@ pub fn observe(
     prog: &crate::lang::Program,
     scope: &Scope,
 ) -> Result<BTreeSet<(LockClass, LockClass)>, String> {
-    let w0 = scope.initial_scenario().build()?.canonical();
+    let w0 = scope
+        .initial_scenario()
+        .build()
+        .map_err(|e| e.to_string())?
+        .canonical();
     let mut edges = BTreeSet::new();
     let mut seen = HashSet::new();
     seen.insert(fingerprint(&w0));

@@ -69,7 +69,7 @@ fn scaffold(args: &NewArgs) -> Result<(PathBuf, PathBuf), String> {
         }
     }
     let base = resolve_model(&args.base)?;
-    let prog = load_model(&base)?;
+    let prog = load_model(&base).map_err(|e| e.to_string())?;
     let example = prog
         .function(EXAMPLE)
         .and_then(|id| prog.func_source(id))

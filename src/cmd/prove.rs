@@ -101,7 +101,7 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             }
             Err(e) => {
                 writeln!(err, "rmapcheck prove: {}: {e}", f.display())?;
-                cases.push(error_case(f, &e));
+                cases.push(error_case(f, &e.to_string()));
                 worsen(&mut status, Exit::BadInput);
             }
         }

@@ -4,7 +4,7 @@
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
 use crate::explore::op::{apply, CheckOpts};
-use crate::world::scenario::Scenario;
+use crate::world::scenario::{Scenario, ScenarioError};
 use std::io::Write;
 use std::path::Path;
 
@@ -25,8 +25,9 @@ pub fn run(model: &Path, scenario: &Path, out: &mut dyn Write) -> CmdResult {
     let parsed = Scenario::parse(&text)
         .map_err(|e| format!("{}:{e}", scenario.display()))
         .and_then(|s| {
-            Ok((s.build()?, s.parsed_calls()?))
-                .map_err(|e: String| format!("{}: {e}", scenario.display()))
+            s.build()
+                .and_then(|w| Ok((w, s.parsed_calls()?)))
+                .map_err(|e: ScenarioError| format!("{}: {e}", scenario.display()))
         });
     let (mut world, calls) = match parsed {
         Ok(x) => x,

@@ -410,8 +410,8 @@ pub fn execl(base: &Program, patch: &Program, procs: u32) -> Result<Vec<(String,
         }
     }
     text += "[[mm]]\n";
-    let sc = crate::world::scenario::Scenario::parse(&text)?;
-    let w0 = sc.build()?.canonical();
+    let sc = crate::world::scenario::Scenario::parse(&text).map_err(|e| e.to_string())?;
+    let w0 = sc.build().map_err(|e| e.to_string())?.canonical();
     let me = procs; // the exec'ing process's mm
     let calls = [
         (
@@ -434,7 +434,7 @@ pub fn execl(base: &Program, patch: &Program, procs: u32) -> Result<Vec<(String,
     let (mut wb, mut wp) = (w0.clone(), w0);
     let mut out = Vec::new();
     for (label, c) in calls {
-        let call = Call::parse(&c)?;
+        let call = Call::parse(&c).map_err(|e| e.to_string())?;
         wb.scratch = Default::default();
         wp.scratch = Default::default();
         for (which, prog, w) in [("baseline", base, &mut wb), ("patch", patch, &mut wp)] {

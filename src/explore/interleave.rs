@@ -357,9 +357,9 @@ impl TransitionSystem for Threads<'_> {
 /// A scenario's world after its setup calls (all but the last, run one at a time), and the
 /// last call: the writer of an interleaving.
 pub fn setup(prog: &Program, text: &str) -> Result<(World, Call), String> {
-    let s = crate::world::scenario::Scenario::parse(text)?;
-    let mut w = s.build()?.canonical();
-    let mut calls = s.parsed_calls()?;
+    let s = crate::world::scenario::Scenario::parse(text).map_err(|e| e.to_string())?;
+    let mut w = s.build().map_err(|e| e.to_string())?.canonical();
+    let mut calls = s.parsed_calls().map_err(|e| e.to_string())?;
     let Some(writer) = calls.pop() else {
         return Err("the scenario has no calls: the last one is the writer".into());
     };

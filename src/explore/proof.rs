@@ -21,9 +21,61 @@ use super::scope::{Mode, Scope};
 use super::search::{search, Outcome, Stats};
 use crate::check::Invariant;
 use crate::lang::Program;
+use crate::models::ModelError;
+use crate::scope::ScopeError;
 use crate::trace::{model_hash, Trace};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+
+/// Why a proof file cannot be read or one of its obligations cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProofError {
+    /// The text is not a proof file's TOML: `line:col: message`.
+    #[error("{0}")]
+    Syntax(String),
+    /// A bad value, placed in the file at `at` (`line:col`).
+    #[error("{at}: {error}")]
+    At { at: String, error: Box<ProofError> },
+    /// A proof file without obligations.
+    #[error("1:1: no [[obligation]]")]
+    NoObligation,
+    /// An obligation with neither or both of `expect` and `violates`.
+    #[error("give either expect = \"holds\" or violates = \"<invariant>\"")]
+    NoVerdict,
+    /// An invariant name that is none (the message lists the known ones).
+    #[error("{0}")]
+    UnknownInvariant(String),
+    /// The obligation's scope cannot be loaded.
+    #[error("{0}")]
+    Scope(#[from] ScopeError),
+    /// The obligation's overrides make the scope unusable.
+    #[error("{0}")]
+    ScopeValue(String),
+    /// The model cannot be loaded.
+    #[error("{0}")]
+    Model(#[from] ModelError),
+    /// The scenario of an interleaving obligation cannot be read.
+    #[error("{}: {error}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The interleaving obligation's scenario, walkers or exploration failed.
+    #[error("{0}")]
+    Interleave(String),
+    /// No walker of the obligation's kinds can run in its world.
+    #[error(
+        "{}: no walker of kinds {kinds:?} can run in this world: nothing would be explored",
+        .path.display()
+    )]
+    NoWalkers { path: PathBuf, kinds: Vec<String> },
+    /// Obligation `n` (1-based) made no call: a vacuous "holds".
+    #[error(
+        "obligation {0}: the search made no call: nothing was checked (no entry point of the \
+         scope is offered from the initial world)"
+    )]
+    NothingChecked(usize),
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,50 +147,62 @@ pub enum Expected {
 }
 
 impl Obligation {
-    pub fn expected(&self) -> Result<Expected, String> {
+    pub fn expected(&self) -> Result<Expected, ProofError> {
         match (&self.expect, &self.violates) {
             (Some(e), None) if e == "holds" => Ok(Expected::Holds),
-            (None, Some(v)) => Ok(Expected::Violates(v.parse()?)),
-            _ => Err("give either expect = \"holds\" or violates = \"<invariant>\"".into()),
+            (None, Some(v)) => Ok(Expected::Violates(
+                v.parse().map_err(ProofError::UnknownInvariant)?,
+            )),
+            _ => Err(ProofError::NoVerdict),
         }
     }
 
     /// The scope to search: the named one with this obligation's mode and overrides.
-    pub fn scope(&self, root: &Path) -> Result<Scope, String> {
+    pub fn scope(&self, root: &Path) -> Result<Scope, ProofError> {
         let spec = if Scope::builtin(&self.scope).is_some() {
             self.scope.clone()
         } else {
             root.join(&self.scope).display().to_string()
         };
-        let mut s = Scope::load(&spec).map_err(|e| e.to_string())?;
+        let mut s = Scope::load(&spec)?;
         s.mode = self.mode;
         if let Some(d) = self.max_depth {
             s.max_depth = d;
         }
         if !self.invariants.is_empty() {
-            s.invariants = self.invariants.clone();
+            s.invariants = self
+                .invariants
+                .iter()
+                .map(|n| n.parse())
+                .collect::<Result<_, _>>()
+                .map_err(ProofError::UnknownInvariant)?;
         }
-        s.validate()?;
+        s.validate().map_err(ProofError::ScopeValue)?;
         Ok(s)
     }
 }
 
 impl ProofFile {
     /// Parse a proof file; errors read `line:col: message`.
-    pub fn parse(text: &str) -> Result<ProofFile, String> {
-        let p: ProofFile = crate::toml_diag::parse(text)?;
+    pub fn parse(text: &str) -> Result<ProofFile, ProofError> {
+        let p: ProofFile = crate::toml_diag::parse(text).map_err(ProofError::Syntax)?;
         for o in &p.obligation {
             // an unknown invariant is placed at its name
             for name in o.violates.iter().chain(&o.invariants) {
                 if let Err(e) = name.parse::<Invariant>() {
-                    let at = crate::toml_diag::position_of(text, &format!("{name:?}"));
-                    return Err(format!("{at}: {e}"));
+                    return Err(ProofError::At {
+                        at: crate::toml_diag::position_of(text, &format!("{name:?}")),
+                        error: Box::new(ProofError::UnknownInvariant(e)),
+                    });
                 }
             }
-            o.expected().map_err(|e| format!("1:1: {e}"))?;
+            o.expected().map_err(|e| ProofError::At {
+                at: "1:1".into(),
+                error: Box::new(e),
+            })?;
         }
         if p.obligation.is_empty() {
-            return Err("1:1: no [[obligation]]".into());
+            return Err(ProofError::NoObligation);
         }
         Ok(p)
     }
@@ -233,14 +297,17 @@ fn interleavings(
     root: &Path,
     spec: &InterleaveSpec,
     scope: &Scope,
-) -> Result<(Outcome, Stats), String> {
+) -> Result<(Outcome, Stats), ProofError> {
     use super::interleave::{explore, Config, IOutcome};
     use crate::world::scenario::Call;
     let path = root.join(&spec.ops);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let (world, writer) = super::interleave::setup(prog, &text)?;
+    let text = std::fs::read_to_string(&path).map_err(|error| ProofError::Unreadable {
+        path: path.clone(),
+        error,
+    })?;
+    let (world, writer) = super::interleave::setup(prog, &text).map_err(ProofError::Interleave)?;
     let sets: Vec<Vec<Call>> = if spec.walkers.is_empty() {
-        super::walkers::check_kinds(&spec.kinds)?;
+        super::walkers::check_kinds(&spec.kinds).map_err(ProofError::Interleave)?;
         let cands = super::walkers::walker_calls(prog, &world, &spec.kinds);
         super::walkers::combinations(&cands, spec.count.clamp(1, 8))
     } else {
@@ -248,14 +315,14 @@ fn interleavings(
             .walkers
             .iter()
             .map(|c| Call::parse(c))
-            .collect::<Result<_, _>>()?]
+            .collect::<Result<_, _>>()
+            .map_err(|e| ProofError::Interleave(e.to_string()))?]
     };
     if sets.is_empty() {
-        return Err(format!(
-            "{}: no walker of kinds {:?} can run in this world: nothing would be explored",
-            path.display(),
-            spec.kinds
-        ));
+        return Err(ProofError::NoWalkers {
+            path,
+            kinds: spec.kinds.clone(),
+        });
     }
     let cfg = Config {
         invariants: scope.invariant_set(),
@@ -265,7 +332,7 @@ fn interleavings(
     for set in sets {
         let mut calls = vec![writer.clone()];
         calls.extend(set);
-        let r = explore(prog, name, &world, &calls, &cfg)?;
+        let r = explore(prog, name, &world, &calls, &cfg).map_err(ProofError::Interleave)?;
         stats.states += r.stats.states;
         stats.transitions += r.stats.transitions;
         stats.seconds += r.stats.seconds;
@@ -290,8 +357,8 @@ fn interleavings(
 pub fn prove(
     file: &ProofFile,
     root: &Path,
-    load: &dyn Fn(&Path) -> Result<Program, String>,
-) -> Result<Vec<Certificate>, String> {
+    load: &dyn Fn(&Path) -> Result<Program, ModelError>,
+) -> Result<Vec<Certificate>, ProofError> {
     prove_with(file, root, load, &mut |_| {})
 }
 
@@ -299,9 +366,9 @@ pub fn prove(
 pub(crate) fn prove_with(
     file: &ProofFile,
     root: &Path,
-    load: &dyn Fn(&Path) -> Result<Program, String>,
+    load: &dyn Fn(&Path) -> Result<Program, ModelError>,
     progress: &mut dyn FnMut(&str),
-) -> Result<Vec<Certificate>, String> {
+) -> Result<Vec<Certificate>, ProofError> {
     let model = root.join(&file.model);
     let prog = load(&model)?;
     let mut out = Vec::new();
@@ -323,11 +390,7 @@ pub(crate) fn prove_with(
             && stats.transitions == 0
             && matches!(outcome, super::search::Outcome::Holds { .. })
         {
-            return Err(format!(
-                "obligation {}: the search made no call: nothing was checked (no entry point \
-                 of the scope is offered from the initial world)",
-                out.len() + 1
-            ));
+            return Err(ProofError::NothingChecked(out.len() + 1));
         }
         out.push(Certificate {
             model: file.model.clone(),

@@ -8,7 +8,7 @@ use super::scope::Scope;
 use crate::check::{Invariant, InvariantSet, Violation};
 use crate::lang::Program;
 use crate::trace::{self, calls::kernel_form, dot, Failure, StepRecord, Trace, TRACE_FORMAT};
-use crate::world::scenario::{Call, Scenario};
+use crate::world::scenario::{Call, Scenario, ScenarioError};
 use crate::world::World;
 
 /// Why a call of a trace cannot be applied to a model (see [`replay`]).
@@ -16,7 +16,7 @@ use crate::world::World;
 pub enum ReplayError {
     /// The initial world cannot be built.
     #[error("{0}")]
-    Initial(String),
+    Initial(#[from] ScenarioError),
     /// Call `index` (0-based) is not one the model can run in the world before it.
     #[error("call {} `{call}`: {reason}", index + 1)]
     Call {
@@ -172,7 +172,7 @@ pub(crate) fn initial_trace(
     let w = match initial.build() {
         Ok(w) => w.canonical(),
         Err(e) => {
-            violations.insert(0, Violation::new(Invariant::ModelFault, e));
+            violations.insert(0, Violation::new(Invariant::ModelFault, e.to_string()));
             World::new()
         }
     };

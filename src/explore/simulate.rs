@@ -318,7 +318,7 @@ pub fn simulate_on(
             let handles: Vec<_> = (0..threads).map(|_| s.spawn(|| shared.worker())).collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_default())
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         })
     };

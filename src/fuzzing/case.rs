@@ -204,8 +204,8 @@ pub struct Replay {
 /// Replay a scenario's calls on `prog` with every check on and steps recorded, checking each
 /// call's preconditions first.
 pub fn replay(prog: &Program, s: &Scenario) -> Result<Replay, String> {
-    let mut w = s.build()?.canonical();
-    let calls = s.parsed_calls()?;
+    let mut w = s.build().map_err(|e| e.to_string())?.canonical();
+    let calls = s.parsed_calls().map_err(|e| e.to_string())?;
     let mut out = Replay {
         ran: 0,
         failure: None,

@@ -7,6 +7,19 @@
 use crate::world::scenario::{AnonVmaSpec, FileSpec, MmSpec, Scenario, VmaSpec};
 use arbitrary::{Arbitrary, Unstructured};
 
+/// Why fuzzer bytes cannot be decoded: the part being read (world, model or mode) and what
+/// `arbitrary` said.
+#[derive(Debug, thiserror::Error)]
+#[error("fuzz input: {part}: {error}")]
+pub struct DecodeError {
+    pub part: &'static str,
+    pub error: arbitrary::Error,
+}
+
+fn part(part: &'static str) -> impl Fn(arbitrary::Error) -> DecodeError {
+    move |error| DecodeError { part, error }
+}
+
 /// Abstract operations a case is made of; the numbers are raw choices, reduced modulo whatever
 /// the current world allows.
 #[derive(Arbitrary, Clone, Debug, PartialEq, Eq)]
@@ -341,11 +354,11 @@ impl AbstractOp {
 }
 
 /// Read the raw choices from fuzzer bytes.
-pub fn decode_raw(bytes: &[u8]) -> Result<RawInput, String> {
+pub fn decode_raw(bytes: &[u8]) -> Result<RawInput, DecodeError> {
     let mut u = Unstructured::new(bytes);
-    let world = WorldSeed::read(&mut u).map_err(|e| format!("fuzz input: world: {e}"))?;
-    let model = u8::arbitrary(&mut u).map_err(|e| format!("fuzz input: model: {e}"))?;
-    let contract = bool::arbitrary(&mut u).map_err(|e| format!("fuzz input: mode: {e}"))?;
+    let world = WorldSeed::read(&mut u).map_err(part("world"))?;
+    let model = u8::arbitrary(&mut u).map_err(part("model"))?;
+    let contract = bool::arbitrary(&mut u).map_err(part("mode"))?;
     let mut ops = Vec::new();
     while ops.len() < MAX_OPS && !u.is_empty() {
         match AbstractOp::arbitrary(&mut u) {
@@ -376,6 +389,6 @@ impl RawInput {
 /// Decode fuzzer bytes. Any byte string decodes (a short input gives an empty mm and no
 /// operations, as `arbitrary` reads missing bytes as zeros); the error case is kept for inputs
 /// `arbitrary` itself rejects.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     decode_raw(bytes).map(|r| r.decoded())
 }

@@ -21,6 +21,20 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::path::{Path, PathBuf};
 
+/// Why the models the fuzzer picks from cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelsError {
+    /// A folder under the models' root cannot be listed.
+    #[error("{}: {error}", .dir.display())]
+    Unreadable { dir: PathBuf, error: std::io::Error },
+    /// A model does not load (its diagnostics).
+    #[error("{0}")]
+    Model(#[from] crate::models::ModelError),
+    /// No model under the root defines the entry points.
+    #[error("no model under {} defines `{ENTRY_MARKER}`", .0.display())]
+    NoEntryPoints(PathBuf),
+}
+
 /// Why call `c` cannot be replayed on `prog` in world `w`: no such entry point, the wrong
 /// number or type of arguments, an object that does not exist, or a precondition the entry
 /// point's callers guarantee. The check `rmapcheck replay` and `interleave` make on a call
@@ -40,7 +54,7 @@ pub(crate) const ENTRY_MARKER: crate::entry::EntryPoint = crate::entry::EntryPoi
 pub(crate) const MODELS_ENV: &str = "RMAPCHECK_MODELS";
 
 /// The models directory: `$RMAPCHECK_MODELS` when set, else `default`.
-pub(crate) fn models_dir(default: &Path) -> PathBuf {
+pub fn models_dir(default: &Path) -> PathBuf {
     match std::env::var_os(MODELS_ENV) {
         Some(d) if !d.is_empty() => PathBuf::from(d),
         _ => default.to_path_buf(),
@@ -49,11 +63,15 @@ pub(crate) fn models_dir(default: &Path) -> PathBuf {
 
 /// Every `*.rmap` file under `root` outside directories named `lib`, sorted by path. These are
 /// the candidate top-level models; `lib/` holds the pieces they include.
-pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-        let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, ModelsError> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ModelsError> {
+        let unreadable = |error| ModelsError::Unreadable {
+            dir: dir.to_path_buf(),
+            error,
+        };
+        let rd = std::fs::read_dir(dir).map_err(unreadable)?;
         for ent in rd {
-            let ent = ent.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let ent = ent.map_err(unreadable)?;
             let p = ent.path();
             if p.is_dir() {
                 // lib/ holds included parts; mutants/ are wrong on purpose (fuzz them by
@@ -129,7 +147,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// order the model selector byte indexes (baseline first), skipping mutants and models with a
 /// known callers-mode finding ([`known_findings`]). A model that does not load is an error (with
 /// its diagnostics); one that loads but lacks the entry points is skipped.
-pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, String> {
+pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, ModelsError> {
     let mut out = Vec::new();
     let known = known_findings(root);
     for p in model_files(root)? {
@@ -148,10 +166,7 @@ pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, String> {
         }
     }
     if out.is_empty() {
-        return Err(format!(
-            "no model under {} defines `{ENTRY_MARKER}`",
-            root.display()
-        ));
+        return Err(ModelsError::NoEntryPoints(root.to_path_buf()));
     }
     Ok(out)
 }

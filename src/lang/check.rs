@@ -78,7 +78,7 @@ impl Names<'_> {
     }
 
     /// Resolves a written type.
-    pub(crate) fn resolve(&self, t: &TypeName) -> Result<Resolved, String> {
+    pub fn resolve(&self, t: &TypeName) -> Result<Resolved, String> {
         Ok(match t {
             TypeName::Void => Resolved::Scalar(Type::Void),
             TypeName::Bool => Resolved::Scalar(Type::Bool),

@@ -135,7 +135,11 @@ pub(crate) fn kdiff_with(
     let mut last = Instant::now();
     let rel = Release::running();
     check_base(scope.pages)?;
-    let w0 = scope.initial_scenario().build()?.canonical();
+    let w0 = scope
+        .initial_scenario()
+        .build()
+        .map_err(|e| e.to_string())?
+        .canonical();
     // pgoff up to 2 * pages (offsets) plus an expansion: make every file large enough to fault
     let files = Files::open(&model_files(&w0), 4 * scope.pages + scope.max_len + 8)?;
     let fds = files.fds();

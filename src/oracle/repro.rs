@@ -58,7 +58,7 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
     if let Some(r) = refusal(t) {
         return Err(format!("no reproducer: {r}"));
     }
-    let mut w = t.initial.build()?.canonical();
+    let mut w = t.initial.build().map_err(|e| e.to_string())?.canonical();
     let mut ops = Vec::new();
     for (i, c) in t.calls.iter().enumerate() {
         let op = match translate(&w, c)? {

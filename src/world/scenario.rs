@@ -28,6 +28,66 @@ use crate::tree::TreeObs;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+/// Why a scenario, or a call written as text, cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioError {
+    /// The text is not a scenario's TOML: `line:col: message`.
+    #[error("{0}")]
+    Syntax(String),
+    /// A file or anon_vma name declared twice.
+    #[error("{kind} {name:?} declared twice")]
+    Duplicate { kind: &'static str, name: String },
+    /// An anon_vma whose parent is not declared before it.
+    #[error("anon_vma {name:?}: unknown parent {parent:?}")]
+    UnknownParent { name: String, parent: String },
+    /// A VMA with `start >= end`.
+    #[error("vma [{start}, {end}): empty range")]
+    EmptyRange { start: u64, end: u64 },
+    /// A VMA naming a file or anon_vma that is not declared.
+    #[error("vma [{start}, {end}): unknown {kind} {name:?}")]
+    UnknownName {
+        start: u64,
+        end: u64,
+        kind: &'static str,
+        name: String,
+    },
+    /// A shared mapping of /dev/zero (shmem), which the model leaves out.
+    #[error("shared /dev/zero mappings are not modelled")]
+    SharedDevZero,
+    /// A VMA overlapping an earlier one of its mm.
+    #[error("vma [{start}, {end}) overlaps another")]
+    Overlap { start: u64, end: u64 },
+    /// Linking a VMA into an rmap tree failed.
+    #[error("{0}")]
+    Tree(#[from] crate::tree::TreeError),
+    /// A call's text is not `name(arg, ...)`: the call and what is wrong with it.
+    #[error("call {call:?}: {problem}")]
+    Call { call: String, problem: CallProblem },
+    /// An object kind other than mm, vma, file, mapping, anon_vma or avc.
+    #[error("unknown object kind {0:?}")]
+    UnknownKind(String),
+    /// `kind#id` with an id that is not a number.
+    #[error("bad object id in {0:?}")]
+    BadId(String),
+    /// An argument that is no value.
+    #[error("bad argument {0:?}")]
+    BadArgument(String),
+}
+
+/// What is wrong with a call's text (see [`ScenarioError::Call`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallProblem {
+    #[error("expected name(args)")]
+    NoArguments,
+    #[error("missing ')'")]
+    Unclosed,
+    #[error("bad function name")]
+    BadName,
+    /// One argument cannot be parsed.
+    #[error("{0}")]
+    Value(Box<ScenarioError>),
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -94,31 +154,38 @@ fn yes() -> bool {
 
 impl Scenario {
     /// Parse a scenario; errors read `line:col: message`.
-    pub fn parse(text: &str) -> Result<Scenario, String> {
-        crate::toml_diag::parse(text)
+    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        crate::toml_diag::parse(text).map_err(ScenarioError::Syntax)
     }
 
     /// Build the initial world: VMAs stored in their mm and linked into the file tree of their
     /// mapping (unless anonymous) and, through one AVC per listed anon_vma, into anon trees.
-    pub fn build(&self) -> Result<World, String> {
+    pub fn build(&self) -> Result<World, ScenarioError> {
         let mut w = World::new();
         let mut files = HashMap::new();
         for f in &self.file {
             if files.contains_key(&f.name) {
-                return Err(format!("file {:?} declared twice", f.name));
+                return Err(ScenarioError::Duplicate {
+                    kind: "file",
+                    name: f.name.clone(),
+                });
             }
             files.insert(f.name.clone(), w.add_file(&f.name, f.dev_zero));
         }
         let mut avs: HashMap<String, u32> = HashMap::new();
         for a in &self.anon_vma {
             if avs.contains_key(&a.name) {
-                return Err(format!("anon_vma {:?} declared twice", a.name));
+                return Err(ScenarioError::Duplicate {
+                    kind: "anon_vma",
+                    name: a.name.clone(),
+                });
             }
             let id = w.alloc_anon_vma();
             if let Some(p) = &a.parent {
-                let &pid = avs
-                    .get(p)
-                    .ok_or_else(|| format!("anon_vma {:?}: unknown parent {p:?}", a.name))?;
+                let &pid = avs.get(p).ok_or_else(|| ScenarioError::UnknownParent {
+                    name: a.name.clone(),
+                    parent: p.clone(),
+                })?;
                 let root = w.anon_vmas[pid as usize].root;
                 w.anon_vmas[id as usize].parent = pid;
                 w.anon_vmas[id as usize].root = root;
@@ -131,7 +198,10 @@ impl Scenario {
             let mm = w.add_mm();
             for v in &m.vma {
                 if v.start >= v.end {
-                    return Err(format!("vma [{}, {}): empty range", v.start, v.end));
+                    return Err(ScenarioError::EmptyRange {
+                        start: v.start,
+                        end: v.end,
+                    });
                 }
                 let id = w.alloc_vma(Some(mm));
                 {
@@ -150,12 +220,15 @@ impl Scenario {
                     }
                 }
                 if let Some(f) = &v.file {
-                    let &fid = files.get(f).ok_or_else(|| {
-                        format!("vma [{}, {}): unknown file {f:?}", v.start, v.end)
+                    let &fid = files.get(f).ok_or_else(|| ScenarioError::UnknownName {
+                        start: v.start,
+                        end: v.end,
+                        kind: "file",
+                        name: f.clone(),
                     })?;
                     let devz = w.files[fid as usize].dev_zero;
                     if devz && v.shared {
-                        return Err("shared /dev/zero mappings are not modelled".into());
+                        return Err(ScenarioError::SharedDevZero);
                     }
                     let vma = &mut w.vmas[id as usize];
                     vma.vm_file = Some(fid);
@@ -168,13 +241,15 @@ impl Scenario {
                             &keys,
                             id,
                             &mut TreeObs::default(),
-                        )
-                        .map_err(|e| e.to_string())?;
+                        )?;
                     }
                 }
                 for name in &v.anon_vmas {
-                    let &av = avs.get(name).ok_or_else(|| {
-                        format!("vma [{}, {}): unknown anon_vma {name:?}", v.start, v.end)
+                    let &av = avs.get(name).ok_or_else(|| ScenarioError::UnknownName {
+                        start: v.start,
+                        end: v.end,
+                        kind: "anon_vma",
+                        name: name.clone(),
                     })?;
                     let c = w.alloc_avc();
                     w.avcs[c as usize].vma = Some(id);
@@ -194,8 +269,7 @@ impl Scenario {
                         &keys,
                         c,
                         &mut TreeObs::default(),
-                    )
-                    .map_err(|e| e.to_string())?;
+                    )?;
                     w.avcs[c as usize].cached_vma_start = s;
                     w.avcs[c as usize].cached_vma_last = l;
                 }
@@ -207,7 +281,10 @@ impl Scenario {
                     .iter()
                     .any(|(&s, &(e, _))| s < v.end && e > v.start);
                 if overlap {
-                    return Err(format!("vma [{}, {}) overlaps another", v.start, v.end));
+                    return Err(ScenarioError::Overlap {
+                        start: v.start,
+                        end: v.end,
+                    });
                 }
                 w.mm_store(mm, id);
                 w.mms[mm as usize].map_count += 1;
@@ -222,7 +299,7 @@ impl Scenario {
     }
 
     /// The calls, parsed.
-    pub(crate) fn parsed_calls(&self) -> Result<Vec<Call>, String> {
+    pub(crate) fn parsed_calls(&self) -> Result<Vec<Call>, ScenarioError> {
         self.calls.iter().map(|c| Call::parse(c)).collect()
     }
 }
@@ -250,23 +327,25 @@ impl std::fmt::Display for Call {
 impl Call {
     /// Parse `name(arg, ...)`; arguments are integers, `true`, `false`, `NULL` or `kind#id`
     /// with kind one of mm, vma, file, mapping, anon_vma, avc.
-    pub fn parse(text: &str) -> Result<Call, String> {
+    pub fn parse(text: &str) -> Result<Call, ScenarioError> {
         let t = text.trim();
-        let open = t
-            .find('(')
-            .ok_or_else(|| format!("call {t:?}: expected name(args)"))?;
+        let bad = |problem| ScenarioError::Call {
+            call: t.to_string(),
+            problem,
+        };
+        let open = t.find('(').ok_or_else(|| bad(CallProblem::NoArguments))?;
         if !t.ends_with(')') {
-            return Err(format!("call {t:?}: missing ')'"));
+            return Err(bad(CallProblem::Unclosed));
         }
         let func = t[..open].trim();
         if func.is_empty() || !func.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("call {t:?}: bad function name"));
+            return Err(bad(CallProblem::BadName));
         }
         let inner = t[open + 1..t.len() - 1].trim();
         let mut args = Vec::new();
         if !inner.is_empty() {
             for a in inner.split(',') {
-                args.push(parse_value(a.trim()).map_err(|e| format!("call {t:?}: {e}"))?);
+                args.push(parse_value(a.trim()).map_err(|e| bad(CallProblem::Value(Box::new(e))))?);
             }
         }
         Ok(Call {
@@ -277,7 +356,7 @@ impl Call {
 }
 
 /// Parse one value as printed by `Value`'s Display.
-pub(crate) fn parse_value(a: &str) -> Result<Value, String> {
+pub(crate) fn parse_value(a: &str) -> Result<Value, ScenarioError> {
     Ok(match a {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
@@ -291,12 +370,17 @@ pub(crate) fn parse_value(a: &str) -> Result<Value, String> {
                     "mapping" => ObjKind::Mapping,
                     "anon_vma" => ObjKind::AnonVma,
                     "avc" => ObjKind::Avc,
-                    _ => return Err(format!("unknown object kind {k:?}")),
+                    _ => return Err(ScenarioError::UnknownKind(k.to_string())),
                 };
-                let id = id.parse().map_err(|_| format!("bad object id in {a:?}"))?;
+                let id = id
+                    .parse()
+                    .map_err(|_| ScenarioError::BadId(a.to_string()))?;
                 Value::Obj(kind, id)
             } else {
-                Value::Int(a.parse().map_err(|_| format!("bad argument {a:?}"))?)
+                Value::Int(
+                    a.parse()
+                        .map_err(|_| ScenarioError::BadArgument(a.to_string()))?,
+                )
             }
         }
     })

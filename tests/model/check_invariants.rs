@@ -29,7 +29,7 @@ fn scope(depth: u32, mode: Mode, invariants: &[Invariant]) -> Scope {
     Scope {
         max_depth: depth,
         mode,
-        invariants: invariants.iter().map(|i| i.name().to_string()).collect(),
+        invariants: invariants.to_vec(),
         ..Scope::default()
     }
 }

@@ -70,10 +70,10 @@ fn scenario_builds_trees_and_layout() {
 fn scenario_errors_are_reported() {
     let bad = TWO_VMAS.replace("file = \"libc.so\"\nanon", "file = \"nope\"\nanon");
     let e = Scenario::parse(&bad).unwrap().build().unwrap_err();
-    assert!(e.contains("unknown file"), "{e}");
+    assert!(e.to_string().contains("unknown file"), "{e}");
     let overlap = TWO_VMAS.replace("start = 6", "start = 3");
     let e = Scenario::parse(&overlap).unwrap().build().unwrap_err();
-    assert!(e.contains("overlaps"), "{e}");
+    assert!(e.to_string().contains("overlaps"), "{e}");
     assert!(Scenario::parse("[[mm]]\nbogus = 1").is_err());
 }
 
