@@ -13,14 +13,6 @@ use crate::world::builtins::VM_GROWSDOWN;
 
 type Emit<'a> = &'a mut dyn FnMut(Vec<Value>);
 
-/// Whether mm `m` of `a`'s world has a VMA overlapping `[s, e)`.
-fn overlaps(a: &At, s: u64, e: u64) -> bool {
-    a.w.mms[a.mm as usize]
-        .vmas
-        .iter()
-        .any(|(&vs, &(ve, _))| vs < e && ve > s)
-}
-
 // ---- sys_mremap_move: mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of a range inside one VMA
 
 pub(crate) const MREMAP_MOVE: Entry = Entry {
@@ -58,13 +50,7 @@ fn move_pick(p: &Pick) -> Option<Vec<Value>> {
     let s = x.vm_start + u64::from(p.c.at) % x.pages();
     let ol = 1 + u64::from(p.c.len) % (x.vm_end - s);
     let nl = ol + u64::from(p.c.grow) % 3;
-    let free = |n: u64| {
-        !p.w.mms[p.mm as usize]
-            .vmas
-            .iter()
-            .any(|(&vs, &(ve, _))| vs < n + nl && ve > n)
-    };
-    let n = (u64::from(p.c.dest) % SPACE..SPACE).find(|&n| free(n))?;
+    let n = (u64::from(p.c.dest) % SPACE..SPACE).find(|&n| !p.w.mm_overlaps(p.mm, n, n + nl))?;
     if x.vm_pgoff + (s - x.vm_start) + nl > MAX_PGOFF {
         return None;
     }
@@ -81,7 +67,7 @@ fn move_requires(a: &At) -> Result<(), String> {
     if nl < ol {
         return Err("a move that shrinks is not offered".into());
     }
-    if overlaps(a, n, n + nl) {
+    if a.w.mm_overlaps(a.mm, n, n + nl) {
         return Err("the new range is not free".into());
     }
     Ok(())
@@ -116,11 +102,7 @@ fn growsdown_offer(h: &Here, emit: Emit) {
 fn growsdown_pick(p: &Pick) -> Option<Vec<Value>> {
     let s = u64::from(p.c.at) % SPACE;
     let e = s + 1 + u64::from(p.c.len) % 4;
-    let taken = p.w.mms[p.mm as usize]
-        .vmas
-        .iter()
-        .any(|(&vs, &(ve, _))| vs < e && ve > s);
-    if taken || p.live_vma_count() >= MAX_VMAS {
+    if p.w.mm_overlaps(p.mm, s, e) || p.live_vma_count() >= MAX_VMAS {
         return None;
     }
     Some(vec![p.mmv(), int(s), int(e)])
@@ -131,7 +113,7 @@ fn growsdown_requires(a: &At) -> Result<(), String> {
     if s >= e {
         return Err("empty range".into());
     }
-    if overlaps(a, s, e) {
+    if a.w.mm_overlaps(a.mm, s, e) {
         return Err("the range is not free".into());
     }
     Ok(())

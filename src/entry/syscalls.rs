@@ -123,8 +123,7 @@ fn mmap_requires(a: &At) -> Result<(), String> {
     if s >= e {
         return Err("empty range".into());
     }
-    let vmas = &a.w.mms[a.mm as usize].vmas;
-    if vmas.iter().any(|(&vs, &(ve, _))| vs < e && ve > s) {
+    if a.w.mm_overlaps(a.mm, s, e) {
         return Err("the range is not free".into());
     }
     if let Some(f) = a.obj(1) {

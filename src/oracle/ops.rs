@@ -124,6 +124,15 @@ pub(crate) fn skip_reason(func: &str) -> Option<String> {
     driven(func).err()
 }
 
+/// Arguments 1 and 2 as a non-empty page range `[start, end)`.
+fn range(call: &Call) -> Result<(u64, u64), String> {
+    let (start, end) = (int(call, 1)?, int(call, 2)?);
+    if end <= start {
+        return Err(format!("{call}: empty range"));
+    }
+    Ok((start, end))
+}
+
 fn int(call: &Call, i: usize) -> Result<u64, String> {
     match call.args.get(i) {
         Some(Value::Int(v)) if *v >= 0 => Ok(*v as u64),
@@ -203,10 +212,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             }
         }
         MmapGrowsdown => {
-            let (start, end) = (int(call, 1)?, int(call, 2)?);
-            if end <= start {
-                return Err(format!("{call}: empty range"));
-            }
+            let (start, end) = range(call)?;
             KOp::Mmap {
                 mm,
                 start,
@@ -225,10 +231,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             store: true,
         },
         Munmap => {
-            let (start, end) = (int(call, 1)?, int(call, 2)?);
-            if end <= start {
-                return Err(format!("{call}: empty range"));
-            }
+            let (start, end) = range(call)?;
             KOp::Munmap {
                 mm,
                 start,
@@ -253,10 +256,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             }
         }
         Mprotect => {
-            let (start, end) = (int(call, 1)?, int(call, 2)?);
-            if end <= start {
-                return Err(format!("{call}: empty range"));
-            }
+            let (start, end) = range(call)?;
             KOp::Mprotect {
                 mm,
                 start,

@@ -205,6 +205,14 @@ impl World {
         }
     }
 
+    /// Whether a VMA of `mm` overlaps the page range `[s, e)`.
+    pub(crate) fn mm_overlaps(&self, mm: u32, s: u64, e: u64) -> bool {
+        self.mms[mm as usize]
+            .vmas
+            .iter()
+            .any(|(&vs, &(ve, _))| vs < e && ve > s)
+    }
+
     /// The VMAs of `mm` in address order, as its VMA list (maple tree) holds them.
     pub fn mm_vmas(&self, mm: u32) -> Vec<u32> {
         self.mms[mm as usize]
