@@ -61,8 +61,12 @@ pub struct Scope {
     pub max_vmas: usize,
     /// fork is offered while there are fewer mms than this.
     pub max_mms: usize,
-    /// Entry points to use (all the model defines when empty).
+    /// Entry points to use (when empty: the core entry points the model defines, and the
+    /// extended ones too when `extended` is set).
     pub entries: Vec<String>,
+    /// With no `entries`: also offer the extended entry points (`crate::entry::Tier`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub extended: bool,
     /// Invariants to check (all when empty); an unknown name is refused when the scope is read.
     #[serde(deserialize_with = "invariant_names")]
     pub invariants: Vec<Invariant>,
@@ -102,6 +106,7 @@ impl Default for Scope {
             max_vmas: 3,
             max_mms: 2,
             entries: Vec::new(),
+            extended: false,
             invariants: Vec::new(),
             max_states: 2_000_000,
             max_seconds: 600.0,
@@ -116,7 +121,7 @@ impl Default for Scope {
 }
 
 impl Scope {
-    /// A built-in scope by name: `tiny`, `default`, `contract`, `walkers`, `large`.
+    /// A built-in scope by name: `tiny`, `default`, `contract`, `walkers`, `extended`, `large`.
     pub fn builtin(name: &str) -> Option<Scope> {
         let d = Scope::default();
         Some(match name {
@@ -141,6 +146,11 @@ impl Scope {
                 max_depth: 4,
                 walkers: 1,
                 walker_depth: 2,
+                ..d
+            },
+            "extended" => Scope {
+                name: "extended".into(),
+                extended: true,
                 ..d
             },
             "large" => Scope {
@@ -322,7 +332,11 @@ impl Scope {
             self.max_mms,
             on(self.shared),
             on(self.offsets),
-            list_or(&self.entries, "all"),
+            match (self.entries.is_empty(), self.extended) {
+                (true, true) => "all (core and extended)".to_string(),
+                (true, false) => "all".to_string(),
+                (false, _) => list_or(&self.entries, "all"),
+            },
             list_or(&self.invariants, "all"),
             // named only when on, so that the default line stays as it was
             if self.symmetry { ", symmetry on" } else { "" },

@@ -23,6 +23,7 @@ const fn contract(
         name,
         kernel,
         mode: Mode::Contract,
+        tier: super::Tier::Core,
         args,
         site: Site::Vma,
         offer: |_, _| {},

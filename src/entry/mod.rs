@@ -83,6 +83,19 @@ impl std::str::FromStr for Mode {
     }
 }
 
+/// Which scopes offer an entry point when they name no `entries`.
+///
+/// The core entry points are the paths every scope explores; the extended ones (paths added
+/// for fidelity to v7.3 whose state space is large: MAP_FIXED over existing mappings, the undo
+/// paths, faults under the per-VMA lock, uprobes) are offered only by a scope with
+/// `extended = true` or one that names them in `entries`, so that the default search and the
+/// proofs written against it keep their size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    Core,
+    Extended,
+}
+
 /// An entry point, by its record's index in [`TABLE`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntryPoint {
@@ -173,6 +186,9 @@ pub struct Entry {
     /// `Contract` for an internal function called with any arguments its documentation allows:
     /// offered and picked only in contract mode.
     pub mode: Mode,
+    /// Whether a scope that names no `entries` offers it always (`Core`) or only when it asks
+    /// for the extended set (`extended = true`, the built-in `extended` scope).
+    pub tier: Tier,
     pub args: &'static [Arg],
     pub site: Site,
     pub offer: OfferFn,

@@ -25,6 +25,7 @@ const fn callers(
         name,
         kernel,
         mode: Mode::Callers,
+        tier: super::Tier::Core,
         args,
         site,
         offer: |_, _| {},

@@ -4,7 +4,7 @@
 
 use super::scope::Scope;
 use crate::entry::offer::{offers, Bounds};
-use crate::entry::{EntryPoint, Mode};
+use crate::entry::{EntryPoint, Mode, Tier};
 use crate::lang::Program;
 use crate::world::scenario::Call;
 use crate::world::World;
@@ -21,13 +21,19 @@ pub fn bounds(scope: &Scope) -> Bounds {
     }
 }
 
-/// Whether the search calls `p`: the model defines it, the scope's `entries` (when given) name
-/// it, and the scope's mode includes it.
+/// Whether the search calls `p`: the model defines it, the scope's mode includes it, and the
+/// scope's `entries` name it or, when it names none, it is a core entry point or the scope asks
+/// for the extended ones.
 pub fn offered(scope: &Scope, prog: &Program, p: EntryPoint) -> bool {
     let e = p.entry();
+    let chosen = if scope.entries.is_empty() {
+        e.tier == Tier::Core || scope.extended
+    } else {
+        scope.entries.iter().any(|n| n == e.name)
+    };
     (e.mode == Mode::Callers || scope.mode == Mode::Contract)
         && prog.function(e.name).is_some()
-        && (scope.entries.is_empty() || scope.entries.iter().any(|n| n == e.name))
+        && chosen
 }
 
 /// The calls to try from `w`, in a fixed order.
