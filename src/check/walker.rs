@@ -6,7 +6,6 @@ use super::membership::vma_live;
 use super::{Invariant, Violation};
 use crate::tree::{interval, TreeObs};
 use crate::world::{AnonKeys, FileKeys, World};
-use std::collections::BTreeSet;
 
 /// Whether VMA `v` maps page offset `p`: its file pgoff range for a file walk, its anonymous
 /// pgoff range (the anon tree's key, v7.3-rc4) for an anon walk.
@@ -28,21 +27,34 @@ fn pgoff_bound(w: &World) -> u64 {
         .unwrap_or(0)
 }
 
+/// Sort `v` and drop repeats: a set as an ascending list.
+fn as_set(v: &mut Vec<u32>) {
+    v.sort_unstable();
+    v.dedup();
+}
+
 pub(crate) fn check_walkers(w: &World) -> Vec<Violation> {
     let mut out = Vec::new();
     let bound = pgoff_bound(w);
+    // the walk's answer and the scan's, as ascending sets, reused at every pgoff
+    let (mut found, mut want) = (Vec::new(), Vec::new());
     let fk = FileKeys { vmas: &w.vmas };
     for (m, a) in w.mappings.iter().enumerate() {
         for p in 0..bound {
             let mut obs = TreeObs::default();
-            let found: BTreeSet<u32> =
-                interval::query_iter(&a.i_mmap, &fk, p, p, &mut obs).collect();
-            let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
-                .filter(|&v| vma_live(w, v) && w.vma_mapping(v) == Some(m as u32))
-                .filter(|&v| covers(w, v, p, false))
-                // an anonymous VMA with a file may be in the tree or not (see membership)
-                .filter(|&v| !w.vmas[v as usize].is_anonymous() || found.contains(&v))
-                .collect();
+            found.clear();
+            found.extend(interval::query_iter(&a.i_mmap, &fk, p, p, &mut obs));
+            as_set(&mut found);
+            want.clear();
+            want.extend(
+                (0..w.vmas.len() as u32)
+                    .filter(|&v| vma_live(w, v) && w.vma_mapping(v) == Some(m as u32))
+                    .filter(|&v| covers(w, v, p, false))
+                    // an anonymous VMA with a file may be in the tree or not (see membership)
+                    .filter(|&v| {
+                        !w.vmas[v as usize].is_anonymous() || found.binary_search(&v).is_ok()
+                    }),
+            );
             if found != want {
                 out.push(Violation::new(
                     Invariant::WalkerComplete,
@@ -65,18 +77,23 @@ pub(crate) fn check_walkers(w: &World) -> Vec<Violation> {
         }
         for p in 0..bound {
             let mut obs = TreeObs::default();
-            let found: BTreeSet<u32> = interval::query_iter(&av.rb_root, &ak, p, p, &mut obs)
-                .filter_map(|c| w.avcs[c as usize].vma)
-                .collect();
-            let want: BTreeSet<u32> = (0..w.vmas.len() as u32)
-                .filter(|&v| vma_live(w, v) && covers(w, v, p, true))
-                .filter(|&v| {
-                    w.vmas[v as usize]
-                        .anon_vma_chain
-                        .iter()
-                        .any(|&c| w.avcs[c as usize].anon_vma == Some(a as u32))
-                })
-                .collect();
+            found.clear();
+            found.extend(
+                interval::query_iter(&av.rb_root, &ak, p, p, &mut obs)
+                    .filter_map(|c| w.avcs[c as usize].vma),
+            );
+            as_set(&mut found);
+            want.clear();
+            want.extend(
+                (0..w.vmas.len() as u32)
+                    .filter(|&v| vma_live(w, v) && covers(w, v, p, true))
+                    .filter(|&v| {
+                        w.vmas[v as usize]
+                            .anon_vma_chain
+                            .iter()
+                            .any(|&c| w.avcs[c as usize].anon_vma == Some(a as u32))
+                    }),
+            );
             if found != want {
                 out.push(Violation::new(
                     Invariant::WalkerComplete,
@@ -92,7 +109,8 @@ pub(crate) fn check_walkers(w: &World) -> Vec<Violation> {
     out
 }
 
-fn names(kind: &str, s: &BTreeSet<u32>) -> String {
+/// An ascending set of ids as text: `{vma#1, vma#3}`, or `none`.
+fn names(kind: &str, s: &[u32]) -> String {
     if s.is_empty() {
         return "none".into();
     }

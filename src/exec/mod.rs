@@ -3,6 +3,7 @@
 pub mod host;
 mod local;
 pub mod run;
+mod spare;
 pub mod step;
 pub mod thread;
 

@@ -4,6 +4,7 @@
 
 use super::host::{Host, HostError, ThreadId, Value};
 use super::local::{binary, run_local};
+use super::spare::{recycle, spare_values};
 use super::step::{Event, Fault, FaultKind, Step};
 use crate::lang::check::zero;
 use crate::lang::program::{Field, FuncId, Op};
@@ -15,6 +16,9 @@ pub const MAX_CALL_DEPTH: usize = 64;
 
 /// Operand stack capacity a frame starts with.
 const STACK_ROOM: usize = 8;
+
+/// Frame stack capacity a thread starts with.
+const FRAMES_ROOM: usize = 8;
 
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
 pub(crate) const MAX_LOCAL_RUN: u64 = 1_000_000;
@@ -112,7 +116,8 @@ impl Thread {
             }
         }
         let mut t = Thread {
-            frames: Vec::new(),
+            // room for the nesting of most calls, so that the stack does not grow frame by frame
+            frames: Vec::with_capacity(FRAMES_ROOM),
             heap: Vec::new(),
             outcome: None,
             describe: true,
@@ -123,26 +128,31 @@ impl Thread {
 
     fn push_frame(&mut self, prog: &Program, id: FuncId, args: &[Value]) {
         let f = prog.func(id);
-        let mut locals = f.slot_init.clone();
+        let mut locals = spare_values();
+        locals.extend_from_slice(&f.slot_init);
         for (slot, v) in locals.iter_mut().zip(args) {
             *slot = *v;
         }
         let heap_base = self.heap.len() as u32;
         for &(slot, layout) in &f.struct_slots {
-            let fields = prog.structs()[layout as usize]
-                .fields
-                .iter()
-                .map(|(_, t)| zero(t))
-                .collect();
+            let mut fields = spare_values();
+            fields.extend(
+                prog.structs()[layout as usize]
+                    .fields
+                    .iter()
+                    .map(|(_, t)| zero(t)),
+            );
             locals[slot as usize] = Value::Local(self.heap.len() as u32);
             self.heap.push(Instance { layout, fields });
         }
+        // room for the operand stack of most functions, so that it does not grow step by step
+        let mut stack = spare_values();
+        stack.reserve(STACK_ROOM);
         self.frames.push(Frame {
             func: id,
             pc: 0,
             locals,
-            // room for the operand stack of most functions, so that it does not grow step by step
-            stack: Vec::with_capacity(STACK_ROOM),
+            stack,
             heap_base,
         });
     }
@@ -554,7 +564,12 @@ impl Thread {
             Op::Return => {
                 let v = fr.stack.pop().unwrap_or(Value::Void);
                 let done = self.frames.pop().expect("frame");
-                self.heap.truncate(done.heap_base as usize);
+                let base = (done.heap_base as usize).min(self.heap.len());
+                for inst in self.heap.drain(base..) {
+                    recycle(inst.fields);
+                }
+                recycle(done.locals);
+                recycle(done.stack);
                 match self.frames.last_mut() {
                     None => Exec::Done(v),
                     Some(caller) => {

@@ -5,14 +5,20 @@
 //! whose budget ran out reports `incomplete`, never `holds`.
 //!
 //! Memory is the process's resident set as the kernel counts it (`/proc/self/statm`), not an
-//! estimate, so worlds held in frontiers and worker threads are included.
+//! estimate, so worlds held in frontiers and worker threads are included. It is read at the
+//! first poll and then at most once every [`RSS_EVERY`] (a read costs a few microseconds of
+//! system calls, a poll otherwise tens of nanoseconds), so the memory bound holds within what
+//! the search allocates in that time, about a megabyte at the rates searches run.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-/// Polls between two reads of the resident set (each read is a few microseconds).
-const RSS_EVERY: u32 = 16;
+/// Least time between two reads of the resident set, in nanoseconds (10 ms).
+const RSS_EVERY: u64 = 10_000_000;
+
+/// [`Budget::rss_read_at`] before the first read.
+const NEVER: u64 = u64::MAX;
 
 /// The process-wide stop request, set by the signal handlers.
 fn stop_flag() -> &'static Arc<AtomicBool> {
@@ -89,11 +95,14 @@ pub struct Budget {
     start: Instant,
     max_seconds: f64,
     max_bytes: u64,
-    polls: AtomicU32,
+    /// Nanoseconds from `start` to the last read of the resident set ([`NEVER`] before it).
+    rss_read_at: AtomicU64,
     /// Resident bytes at the last read.
     rss: AtomicU64,
     /// Why the budget ran out, once it has.
     spent: Mutex<Option<String>>,
+    /// Whether `spent` holds a reason, so that a poll of a live budget takes no lock.
+    is_spent: AtomicBool,
 }
 
 impl Budget {
@@ -103,9 +112,10 @@ impl Budget {
             start: Instant::now(),
             max_seconds,
             max_bytes: (max_memory_mb as u64) << 20,
-            polls: AtomicU32::new(0),
+            rss_read_at: AtomicU64::new(NEVER),
             rss: AtomicU64::new(0),
             spent: Mutex::new(None),
+            is_spent: AtomicBool::new(false),
         }
     }
 
@@ -127,14 +137,15 @@ impl Budget {
     /// Why the search must stop now, if it must: a stop request, the time bound or the memory
     /// bound. Once spent, a budget stays spent.
     pub(crate) fn poll(&self) -> Option<String> {
-        if let Some(r) = self.spent.lock().map_or(None, |g| g.clone()) {
-            return Some(r);
+        if self.is_spent.load(Ordering::Acquire) {
+            return self.spent();
         }
+        let now = self.start.elapsed();
         let reason = if stop_requested() {
             Some("interrupted".to_string())
-        } else if self.elapsed() > self.max_seconds {
+        } else if now.as_secs_f64() > self.max_seconds {
             Some(format!("time bound {}s reached", self.max_seconds))
-        } else if self.over_memory() {
+        } else if self.over_memory(u64::try_from(now.as_nanos()).unwrap_or(NEVER - 1)) {
             Some(format!("memory bound {} MiB reached", self.max_bytes >> 20))
         } else {
             None
@@ -142,15 +153,23 @@ impl Budget {
         if let Some(r) = &reason {
             if let Ok(mut g) = self.spent.lock() {
                 g.get_or_insert_with(|| r.clone());
+                self.is_spent.store(true, Ordering::Release);
             }
         }
         reason
     }
 
-    /// Whether the resident set is over the bound (read every [`RSS_EVERY`] polls).
-    fn over_memory(&self) -> bool {
-        let n = self.polls.fetch_add(1, Ordering::Relaxed);
-        if n.is_multiple_of(RSS_EVERY) {
+    /// Whether the resident set is over the bound, `now` nanoseconds after the start: read at
+    /// the first poll and when [`RSS_EVERY`] has passed since the last read (by one thread;
+    /// the others judge by the last value read).
+    fn over_memory(&self, now: u64) -> bool {
+        let last = self.rss_read_at.load(Ordering::Relaxed);
+        if (last == NEVER || now.saturating_sub(last) >= RSS_EVERY)
+            && self
+                .rss_read_at
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
             self.rss.store(resident_bytes(), Ordering::Relaxed);
         }
         self.rss.load(Ordering::Relaxed) > self.max_bytes
@@ -181,6 +200,18 @@ mod tests {
         assert!(resident_bytes() > 1 << 20);
         let r = b.poll().expect("spent");
         assert!(r.contains("memory bound 1 MiB"), "{r}");
+    }
+
+    #[test]
+    fn a_resident_set_that_grows_past_the_bound_is_seen_within_the_read_interval() {
+        // a bound just above the resident set now: not spent, until the set grows past it
+        let b = Budget::new(1e9, (resident_bytes() >> 20) as usize + 128);
+        assert_eq!(b.poll(), None);
+        let grown: Vec<u8> = std::hint::black_box(vec![1; 256 << 20]);
+        std::thread::sleep(std::time::Duration::from_nanos(RSS_EVERY));
+        let r = b.poll().expect("spent once the set is read again");
+        assert!(r.contains("memory bound"), "{r}");
+        drop(grown);
     }
 
     #[test]

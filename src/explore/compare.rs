@@ -262,11 +262,7 @@ impl TransitionSystem for Product<'_> {
     }
 
     fn fingerprint(&self, (b, p): &(World, World)) -> u64 {
-        use std::hash::{Hash, Hasher};
-        #[allow(deprecated)]
-        let mut h = std::hash::SipHasher::new();
-        (fingerprint(b), fingerprint(p)).hash(&mut h);
-        h.finish()
+        crate::world::fingerprint::stable_hash(&(fingerprint(b), fingerprint(p)))
     }
 
     fn expand(

@@ -32,7 +32,6 @@ use crate::world::conc::LockClass;
 use crate::world::scenario::Call;
 use crate::world::World;
 use std::collections::BTreeSet;
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -107,10 +106,7 @@ pub struct IState {
 
 /// Fingerprint of a state.
 pub(crate) fn state_fingerprint(s: &IState) -> u64 {
-    #[allow(deprecated)]
-    let mut h = std::hash::SipHasher::new();
-    s.hash(&mut h);
-    h.finish()
+    crate::world::fingerprint::stable_hash(s)
 }
 
 /// What the threads computed in a final state: each thread's return value and each walk's

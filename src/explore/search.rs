@@ -15,18 +15,15 @@ use crate::lang::Program;
 use crate::trace::Trace;
 use crate::world::scenario::Call;
 use crate::world::World;
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 pub use super::checker::{Progress, Stats};
 
 /// Stable 64-bit fingerprint of a (canonical) world.
 pub fn fingerprint(w: &World) -> u64 {
-    // SipHash with fixed zero keys: the same on every run and machine.
-    #[allow(deprecated)]
-    let mut h = std::hash::SipHasher::new();
-    w.hash(&mut h);
-    h.finish()
+    // XXH3-64 over a platform-independent byte stream: the same on every run and machine, and
+    // uniform enough for the collision estimate (see `world::fingerprint`)
+    crate::world::fingerprint::stable_hash(w)
 }
 
 /// How a search ended.

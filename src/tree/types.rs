@@ -229,8 +229,22 @@ impl RbRoot {
     /// reached twice (a cycle) is not followed again.
     pub fn inorder(&self) -> Vec<NodeId> {
         let mut out = Vec::with_capacity(self.count);
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack: Vec<NodeId> = Vec::new();
+        self.inorder_into(&mut out, &mut Vec::new(), &mut Vec::new());
+        out
+    }
+
+    /// [`RbRoot::inorder`] into `out`, with `seen` and `stack` as working space (all three are
+    /// cleared first), so that a caller that keeps them allocates nothing.
+    pub(crate) fn inorder_into(
+        &self,
+        out: &mut Vec<NodeId>,
+        seen: &mut Vec<bool>,
+        stack: &mut Vec<NodeId>,
+    ) {
+        out.clear();
+        seen.clear();
+        seen.resize(self.nodes.len(), false);
+        stack.clear();
         let mut cur = self.root;
         loop {
             while let Some(c) = cur {
@@ -246,7 +260,6 @@ impl RbRoot {
             out.push(top);
             cur = self.node(top).and_then(|n| n.right);
         }
-        out
     }
 
     /// Insert a fresh node record for `n` (growing the arena on demand).

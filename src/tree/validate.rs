@@ -1,6 +1,7 @@
 //! Structural validators for an interval rbtree, returning named violations: `rb-shape`,
 //! `tree-order` (on the keys as they are now) and `augment`.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use super::types::{Color, IntervalKeys, NodeId, RbRoot};
@@ -64,8 +65,33 @@ impl fmt::Display for TreeViolation {
     }
 }
 
+/// Buffers of one validation, kept per thread between validations so that validating a sound
+/// tree allocates nothing once they have grown to the largest arena seen.
+#[derive(Default)]
+struct Scratch {
+    reached: Vec<bool>,
+    /// (node, expanded?)
+    stack: Vec<(NodeId, bool)>,
+    black_height: Vec<u32>,
+    inorder: Vec<NodeId>,
+    inorder_seen: Vec<bool>,
+    inorder_stack: Vec<NodeId>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
 /// Check every invariant of the tree against the keys as they are now.
 pub fn validate(t: &RbRoot, k: &impl IntervalKeys) -> Vec<TreeViolation> {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => validate_with(t, k, &mut s),
+        // a key reader that validates another tree: buffers of its own
+        Err(_) => validate_with(t, k, &mut Scratch::default()),
+    })
+}
+
+fn validate_with(t: &RbRoot, k: &impl IntervalKeys, sc: &mut Scratch) -> Vec<TreeViolation> {
     let mut out = Vec::new();
     let shape = |node: Option<NodeId>, what: String| TreeViolation::RbShape { node, what };
 
@@ -84,11 +110,19 @@ pub fn validate(t: &RbRoot, k: &impl IntervalKeys) -> Vec<TreeViolation> {
     }
 
     // Depth-first walk over child links, post-order black heights, cycle-safe.
-    let mut reached = vec![false; t.nodes.len()];
-    let mut order: Vec<NodeId> = Vec::new();
-    // (node, expanded?)
-    let mut stack: Vec<(NodeId, bool)> = Vec::new();
-    let mut bh: Vec<u32> = vec![0; t.nodes.len()];
+    let Scratch {
+        reached,
+        stack,
+        black_height: bh,
+        inorder,
+        inorder_seen,
+        inorder_stack,
+    } = sc;
+    reached.clear();
+    reached.resize(t.nodes.len(), false);
+    stack.clear();
+    bh.clear();
+    bh.resize(t.nodes.len(), 0);
     if let Some(r) = t.root.filter(|&r| t.contains(r)) {
         reached[r as usize] = true;
         stack.push((r, false));
@@ -125,7 +159,6 @@ pub fn validate(t: &RbRoot, k: &impl IntervalKeys) -> Vec<TreeViolation> {
                 stack.push((c, false));
             }
         } else {
-            order.push(n);
             let h = |c: Option<NodeId>| {
                 c.filter(|&c| t.contains(c) && reached[c as usize])
                     .map_or(0, |c| bh[c as usize])
@@ -154,13 +187,16 @@ pub fn validate(t: &RbRoot, k: &impl IntervalKeys) -> Vec<TreeViolation> {
             }
         }
     }
-    for m in t.members() {
-        if !reached[m as usize] {
-            out.push(shape(Some(m), "not reachable from the root".into()));
+    for (m, slot) in t.nodes.iter().enumerate() {
+        if slot.is_some() && !reached[m] {
+            out.push(shape(
+                Some(m as NodeId),
+                "not reachable from the root".into(),
+            ));
         }
     }
 
-    let inorder = t.inorder();
+    t.inorder_into(inorder, inorder_seen, inorder_stack);
     for w in inorder.windows(2) {
         let (p, n) = (w[0], w[1]);
         let (ps, ns) = (k.start(p), k.start(n));

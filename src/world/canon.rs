@@ -101,6 +101,11 @@ impl World {
         let mut w = World {
             mms: self.mms.clone(),
             files: self.files.clone(),
+            vmas: Vec::with_capacity(vn.order.len()),
+            avcs: Vec::with_capacity(cn.order.len()),
+            anon_vmas: Vec::with_capacity(an.order.len()),
+            anon_folios: Vec::with_capacity(folios.order.len()),
+            mappings: Vec::with_capacity(self.mappings.len()),
             ..Default::default()
         };
         for mm in &mut w.mms {

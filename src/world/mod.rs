@@ -6,6 +6,7 @@
 pub mod builtins;
 pub(crate) mod canon;
 pub(crate) mod conc;
+pub mod fingerprint;
 pub mod keys;
 pub mod locks;
 pub mod objects;

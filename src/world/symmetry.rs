@@ -5,7 +5,7 @@
 //!
 //! The form: for every ordering of the mms, the world with its mms in that order (each VMA's
 //! `vm_mm` renamed to match) brought to the plain canonical form ([`World::canonical`]), and of
-//! those the one with the least stable hash. The set of candidates is the same for every
+//! those the one with the least stable hash (`world::fingerprint`, the explorer's fingerprint). The set of candidates is the same for every
 //! renumbering of the same world, so the choice is too (two different candidates with the same
 //! 64-bit hash would make it depend on the order tried: the same odds as a fingerprint
 //! collision, which the search already accepts). It costs `n!` plain canonicalisations for `n`
@@ -31,17 +31,8 @@
 //!
 //! Files are not permuted: every scope's files differ in name or in being /dev/zero.
 
+use super::fingerprint::stable_hash;
 use super::World;
-use std::hash::{Hash, Hasher};
-
-/// Stable hash used to pick the representative (SipHash with zero keys, like the explorer's
-/// fingerprint).
-fn stable_hash(w: &World) -> u64 {
-    #[allow(deprecated)]
-    let mut h = std::hash::SipHasher::new();
-    w.hash(&mut h);
-    h.finish()
-}
 
 /// Every ordering of `0..n`, in lexicographic order.
 fn orderings(n: usize) -> Vec<Vec<u32>> {

@@ -5,7 +5,8 @@
 
 use super::{Config, Expansion, Progress, Start, Stats, TransitionSystem, Verdict};
 use crate::explore::budget::Budget;
-use std::collections::{HashSet, VecDeque};
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
 use std::time::Instant;
 
 /// Parent link of a state, to rebuild the actions that reached it.
@@ -101,7 +102,9 @@ pub fn bfs<T: TransitionSystem>(
         parent: u32::MAX,
         action: None,
     }];
-    let mut seen: HashSet<u64> = HashSet::new();
+    // fingerprints are already uniform 64-bit hashes: the set only needs a cheap mix of them
+    // (FxHash, one multiply), not SipHash again
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
     seen.insert(sys.fingerprint(&s0));
     let mut frontier: VecDeque<(u32, T::State)> = VecDeque::new();
     frontier.push_back((0, s0));
