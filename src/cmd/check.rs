@@ -135,23 +135,49 @@ pub(crate) fn verdict_line(model: &Path, outcome: &Outcome, st: &Stats) -> Strin
             complete_depth,
         } => format!("incomplete up to depth {complete_depth} ({reason})"),
     };
-    let mem = if st.bytes_per_state > 0 {
-        format!(", {} B/state", st.bytes_per_state)
-    } else {
-        String::new()
-    };
+    let peak = budget::peak_resident_bytes();
     format!(
-        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{mem}, process peak RSS {} MiB, \
-         p(fingerprint collision) {:.1e}",
+        "{}: {v}; {} states, {} calls, depth {}, {:.1}s, {:.0} states/s{}, process peak RSS {} \
+         MiB, p(fingerprint collision) {:.1e}",
         model.display(),
         st.states,
         st.transitions,
         st.depth,
         st.seconds,
         st.states_per_second(),
-        budget::peak_resident_bytes() >> 20,
+        memory_per_state(peak, st),
+        peak >> 20,
         st.collision_probability()
     )
+}
+
+/// What a state costs: the process's peak resident set over the states (the real figure),
+/// and the search tables' own estimate beside it when there is one.
+fn memory_per_state(peak: u64, st: &Stats) -> String {
+    if st.states == 0 || peak == 0 {
+        return String::new();
+    }
+    let real = peak / st.states as u64;
+    if st.bytes_per_state > 0 {
+        format!(
+            ", memory {real} B/state (peak RSS / states; tables {})",
+            st.bytes_per_state
+        )
+    } else {
+        format!(", memory {real} B/state (peak RSS / states)")
+    }
+}
+
+/// The memory figures of a search for the JSON document: the process's peak resident set, that
+/// divided by the states (the real cost of a state), and the search tables' estimate (0 when
+/// none was made).
+fn memory_json(st: &Stats) -> serde_json::Value {
+    let peak = budget::peak_resident_bytes();
+    serde_json::json!({
+        "peak_rss_bytes": peak,
+        "peak_rss_bytes_per_state": peak.checked_div(st.states as u64).unwrap_or(0),
+        "table_bytes_per_state": st.bytes_per_state,
+    })
 }
 
 /// The verdict line of one model's simulation: the verdict with the walks, seed and depth, the
@@ -369,6 +395,7 @@ impl Run<'_> {
             "calls": st.transitions,
             "depth": st.depth,
             "seconds": st.seconds,
+            "memory": memory_json(st),
             "trace": trace,
         }));
     }
@@ -393,6 +420,8 @@ impl Run<'_> {
         let name = m.display().to_string();
         let bar = super::progress::Bar::new(self.a.progress, &name);
         let budget = Budget::of_scope(self.scope);
+        // the peak resident set of this model's search, not of the models before it
+        budget::reset_peak_resident();
         let mut report = |states: usize, depth: u32, frontier: usize, secs: f64| {
             bar.report(&format!(
                 "{name}: {states} states, depth {depth}, frontier {frontier}, {:.0} states/s",

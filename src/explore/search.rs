@@ -147,6 +147,18 @@ impl TransitionSystem for CallSystem<'_> {
     fn action_bytes(&self, c: &Call) -> usize {
         c.func.capacity() + c.args.capacity() * std::mem::size_of::<Value>()
     }
+
+    /// The frontier of call sequences is compact: a world is rebuilt from its parent by the
+    /// same call with the same checks, canonical, as [`CallSystem::call_step`] made it.
+    fn rebuilds(&self) -> bool {
+        true
+    }
+
+    fn successor(&self, w: &World, call: &Call) -> Option<World> {
+        let mut w2 = w.clone();
+        apply(self.prog, &mut w2, call, self.opts);
+        Some(self.canonical(&w2))
+    }
 }
 
 /// One call at a time, for the expansion and the simulation (`explore::simulate`).

@@ -14,7 +14,7 @@
 //! - A walk ends after D calls, in a world the exhaustive search would not expand (over the
 //!   scope's VMA bound), or in a world that offers no call.
 
-use super::budget::Budget;
+use super::budget::{self, Budget};
 use super::checker::{Config, Start, Stats, TransitionSystem};
 use super::scope::Scope;
 use super::search::{CallFailure, CallStep, CallSystem, Outcome};
@@ -369,6 +369,7 @@ pub fn simulate_on(
         depth: longest,
         seconds: begin.elapsed().as_secs_f64(),
         bytes_per_state: 0,
+        peak_rss_bytes: budget::peak_resident_bytes(),
     };
     let outcome = match failure {
         Some((_, path, CallFailure::Interleaving(mut t))) => {

@@ -10,7 +10,7 @@ use crate::lang::{Program, SrcLoc};
 use crate::world::scenario::Call;
 
 /// One step of an interleaving, for traces.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IStep {
     pub tid: ThreadId,
     pub loc: Option<SrcLoc>,

@@ -190,6 +190,29 @@ fn time_and_memory_bounds_hold_and_say_incomplete() {
     );
 }
 
+/// The verdict line says what a state really costs, the process's peak resident set over the
+/// states, beside the search tables' estimate; the JSON document carries the same figures.
+#[test]
+fn the_verdict_reports_peak_rss_per_state() {
+    let (code, out, _) = rc(&["check", BASE, "--quiet", "--scope", "tiny"]);
+    assert_eq!(code, 0, "{out}");
+    let per_state = field(&out, " B/state (peak RSS / states; tables").expect("memory figure");
+    assert!(per_state > 0.0, "{out}");
+    let (code, out, _) = rc(&[
+        "check", BASE, "--quiet", "--scope", "tiny", "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let mem = &doc["results"][0]["memory"];
+    for key in [
+        "peak_rss_bytes",
+        "peak_rss_bytes_per_state",
+        "table_bytes_per_state",
+    ] {
+        assert!(mem[key].as_u64().is_some_and(|n| n > 0), "{key}: {mem}");
+    }
+}
+
 /// The seconds figure of a verdict line (`..., depth 2, 2.0s, ...`).
 fn seconds(s: &str) -> Option<f64> {
     s.split(", ")

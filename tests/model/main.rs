@@ -7,6 +7,7 @@ mod baseline_scenarios;
 mod check_invariants;
 mod compare;
 mod fidelity_doc;
+mod frontier;
 mod interleave;
 #[path = "../model_fixtures/mod.rs"]
 mod model_fixtures;

@@ -1,84 +1,268 @@
-//! The breadth-first search of [`super::TransitionSystem`]s: level by level, each level's
-//! frontier expanded in batches (on worker threads when asked) whose results are merged in
-//! frontier order, so the seen-set, the node numbering and the first failure are the same as a
-//! one-thread search's.
+//! The breadth-first search of [`super::TransitionSystem`]s, depth by depth. A depth's frontier
+//! is expanded by worker threads that claim a few states at a time (so that no thread waits
+//! for another's half of a batch), while the calling thread merges their results in frontier
+//! order: the seen-set, the node numbering, the next frontier and the first failure are the
+//! same as a one-thread search's. Bounds are checked after every `batch` states merged, as a
+//! one-thread search checks them. The states at the depth bound are counted, never kept.
 
-use super::{Config, Expansion, Progress, Start, Stats, TransitionSystem, Verdict};
-use crate::explore::budget::Budget;
-use rustc_hash::FxHashSet;
-use std::collections::VecDeque;
+use super::frontier::{Frontier, Links, NewLinks, Replayer, Seen, ROOT};
+use super::{Config, Progress, Start, Stats, TransitionSystem, Verdict};
+use crate::explore::budget::{self, Budget};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Instant;
 
-/// Parent link of a state, to rebuild the actions that reached it.
-struct Node<A> {
-    parent: u32,
-    action: Option<A>,
+/// Frontier states a worker claims at a time.
+const CHUNK: usize = 8;
+
+/// What expanding one frontier state found (successors fingerprinted in the worker).
+struct Done<A, S, F> {
+    /// Action, fingerprint and (for a whole frontier below the depth bound) the state.
+    succs: Vec<(A, u64, Option<S>)>,
+    failure: Option<(Option<A>, F)>,
+    cut: bool,
+    stopped: Option<String>,
 }
 
-/// The actions from the initial state to node `idx`.
-fn path<A: Clone>(nodes: &[Node<A>], mut idx: u32) -> Vec<A> {
-    let mut out = Vec::new();
-    while idx != u32::MAX {
-        let n = &nodes[idx as usize];
-        if let Some(a) = &n.action {
-            out.push(a.clone());
-        }
-        idx = n.parent;
-    }
-    out.reverse();
-    out
-}
-
-type Exp<T> = Expansion<
+type DoneOf<T> = Done<
     <T as TransitionSystem>::Action,
     <T as TransitionSystem>::State,
     <T as TransitionSystem>::Failure,
 >;
+type VerdictOf<T> = Verdict<<T as TransitionSystem>::Action, <T as TransitionSystem>::Failure>;
 
-/// Expand one state and fingerprint its successors (in the worker, not the merging thread).
-fn expand_one<T: TransitionSystem>(
-    sys: &T,
-    i: u32,
-    s: &T::State,
+/// One depth to expand: what the workers share.
+struct Level<'a, T: TransitionSystem> {
+    sys: &'a T,
+    links: &'a Links<T::Action>,
+    /// The initial state, for a compact frontier's replays.
+    root: Option<&'a T::State>,
+    frontier: &'a Frontier<T::State>,
     depth: u32,
-    budget: &Budget,
-) -> (u32, Exp<T>, Vec<u64>) {
-    let ex = sys.expand(s, depth, budget);
-    let fps = ex.succs.iter().map(|(_, s)| sys.fingerprint(s)).collect();
-    (i, ex, fps)
+    budget: &'a Budget,
+    /// Keep the successor states (a whole frontier, below the depth bound).
+    keep: bool,
 }
 
-/// Expand a batch of states (on `threads` threads); results in batch order.
-fn expand_batch<T: TransitionSystem>(
-    sys: &T,
-    batch: &[(u32, T::State)],
-    depth: u32,
-    budget: &Budget,
-    threads: usize,
-) -> Vec<(u32, Exp<T>, Vec<u64>)> {
-    if threads <= 1 || batch.len() < 2 {
-        return batch
-            .iter()
-            .map(|(i, s)| expand_one(sys, *i, s, depth, budget))
-            .collect();
+impl<'a, T: TransitionSystem> Level<'a, T> {
+    fn replayer(&self) -> Option<Replayer<'a, T>> {
+        self.root.map(|r| Replayer::new(self.sys, self.links, r))
     }
-    let chunk = batch.len().div_ceil(threads);
-    std::thread::scope(|sc| {
-        let handles: Vec<_> = batch
-            .chunks(chunk)
-            .map(|c| {
-                sc.spawn(move || {
-                    c.iter()
-                        .map(|(i, s)| expand_one(sys, *i, s, depth, budget))
-                        .collect::<Vec<_>>()
-                })
+
+    /// Expand the `k`-th frontier state.
+    fn expand(&self, k: usize, rep: Option<&mut Replayer<'a, T>>) -> DoneOf<T> {
+        let s = match (self.frontier, rep) {
+            (Frontier::Whole(v), _) => &v[k].1,
+            (Frontier::Compact(v), Some(rep)) => match rep.state(v[k].0, v[k].1) {
+                Ok(s) => s,
+                Err(e) => return stopped(e),
+            },
+            (Frontier::Compact(_), None) => {
+                return stopped("internal error: a compact frontier without its root".into())
+            }
+        };
+        let ex = self.sys.expand(s, self.depth, self.budget);
+        let succs = ex
+            .succs
+            .into_iter()
+            .map(|(a, s)| {
+                let fp = self.sys.fingerprint(&s);
+                (a, fp, self.keep.then_some(s))
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("explorer worker panicked"))
-            .collect()
-    })
+        Done {
+            succs,
+            failure: ex.failure,
+            cut: ex.cut,
+            stopped: ex.stopped,
+        }
+    }
+}
+
+fn stopped<A, S, F>(reason: String) -> Done<A, S, F> {
+    Done {
+        succs: Vec::new(),
+        failure: None,
+        cut: false,
+        stopped: Some(reason),
+    }
+}
+
+/// The merging side of a search: the seen-set, what the current depth adds, the figures.
+struct Search<'a, T: TransitionSystem> {
+    cfg: &'a Config,
+    budget: &'a Budget,
+    progress: Progress<'a>,
+    seen: Seen,
+    new: NewLinks<T::Action>,
+    next: Frontier<T::State>,
+    stats: Stats,
+    /// A state was left unexpanded (the depth bound, or the system's cut).
+    cut: bool,
+    t0: Instant,
+    last_report: Instant,
+}
+
+impl<T: TransitionSystem> Search<'_, T> {
+    /// Merge the expansion of the `k`-th state of `level`'s frontier; the verdict if the
+    /// search ends there.
+    fn merge(&mut self, level: &Level<'_, T>, k: usize, done: DoneOf<T>) -> Option<VerdictOf<T>> {
+        self.cut |= done.cut;
+        if let Some(reason) = done.stopped {
+            return Some(self.incomplete(reason, level.depth));
+        }
+        let parent = level.frontier.node(k);
+        let last = level.depth + 1 >= self.cfg.max_depth;
+        self.stats.transitions += done.succs.len();
+        for (action, fp, state) in done.succs {
+            if self.seen.insert(fp) {
+                if last {
+                    // at the depth bound: counted, not expanded
+                    self.cut = true;
+                } else {
+                    let idx = self.new.push(level.links, parent, action);
+                    self.next.push(idx, fp, state);
+                }
+            }
+        }
+        let (action, failure) = done.failure?;
+        let mut path = level.links.path(parent);
+        if let Some(a) = action {
+            self.stats.transitions += 1;
+            path.push(a);
+        }
+        self.figures(level.depth + 1);
+        Some(Verdict::Failed { path, failure })
+    }
+
+    /// After `merged` of the `len` frontier states were merged: every batch, progress and the
+    /// bounds.
+    fn after(&mut self, merged: usize, len: usize, depth: u32) -> Option<VerdictOf<T>> {
+        if !merged.is_multiple_of(self.cfg.batch.max(1)) && merged != len {
+            return None;
+        }
+        if self.last_report.elapsed().as_secs_f64() >= 1.0 {
+            let secs = self.t0.elapsed().as_secs_f64();
+            let frontier = len - merged + self.next.len();
+            (self.progress)(self.seen.len(), depth + 1, frontier, secs);
+            self.last_report = Instant::now();
+        }
+        let reason = if self.seen.len() > self.cfg.max_states {
+            Some(format!("state bound {} reached", self.cfg.max_states))
+        } else {
+            self.budget.poll()
+        };
+        reason.map(|r| self.incomplete(r, depth))
+    }
+
+    fn incomplete(&mut self, reason: String, depth: u32) -> VerdictOf<T> {
+        self.figures(depth + 1);
+        Verdict::Incomplete {
+            reason,
+            complete_depth: depth,
+        }
+    }
+
+    /// Fill in the figures of a search ending at `depth`.
+    fn figures(&mut self, depth: u32) {
+        self.stats.states = self.seen.len();
+        self.stats.depth = depth;
+        self.stats.seconds = self.t0.elapsed().as_secs_f64();
+        self.stats.peak_rss_bytes = budget::peak_resident_bytes();
+    }
+
+    /// Expand and merge one depth; the verdict if the search ends in it.
+    fn level(&mut self, level: &Level<'_, T>) -> Option<VerdictOf<T>> {
+        let chunks = level.frontier.len().div_ceil(CHUNK);
+        let threads = self.cfg.threads.min(chunks);
+        if threads <= 1 {
+            self.level_here(level)
+        } else {
+            self.level_on_workers(level, threads)
+        }
+    }
+
+    /// One depth in this thread: each batch expanded, then merged (so a system whose
+    /// expansion counts something counts the same as before a failure).
+    fn level_here(&mut self, level: &Level<'_, T>) -> Option<VerdictOf<T>> {
+        let len = level.frontier.len();
+        let mut rep = level.replayer();
+        let mut k = 0;
+        while k < len {
+            let end = (k + self.cfg.batch.max(1)).min(len);
+            let done: Vec<_> = (k..end).map(|i| level.expand(i, rep.as_mut())).collect();
+            for (i, d) in (k..end).zip(done) {
+                if let Some(v) = self.merge(level, i, d) {
+                    return Some(v);
+                }
+                if let Some(v) = self.after(i + 1, len, level.depth) {
+                    return Some(v);
+                }
+            }
+            k = end;
+        }
+        None
+    }
+
+    /// One depth on `threads` workers claiming [`CHUNK`]s of the frontier in turn; their
+    /// results are merged here in frontier order as they come.
+    fn level_on_workers(&mut self, level: &Level<'_, T>, threads: usize) -> Option<VerdictOf<T>> {
+        let len = level.frontier.len();
+        let chunks = len.div_ceil(CHUNK);
+        let claim = AtomicUsize::new(0);
+        let abort = AtomicBool::new(false);
+        std::thread::scope(|sc| {
+            let (tx, rx) = mpsc::channel::<(usize, Vec<DoneOf<T>>)>();
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (claim, abort) = (&claim, &abort);
+                sc.spawn(move || {
+                    let mut rep = level.replayer();
+                    while !abort.load(Ordering::Relaxed) {
+                        let c = claim.fetch_add(1, Ordering::Relaxed);
+                        if c >= chunks {
+                            break;
+                        }
+                        let done = (c * CHUNK..((c + 1) * CHUNK).min(len))
+                            .map(|k| level.expand(k, rep.as_mut()))
+                            .collect();
+                        if tx.send((c, done)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending = BTreeMap::new();
+            let mut want = 0;
+            let verdict = 'merge: loop {
+                if want == chunks {
+                    break None;
+                }
+                // a closed channel before the last chunk: a worker panicked (the scope
+                // re-raises it)
+                let Ok((c, done)) = rx.recv() else {
+                    break None;
+                };
+                pending.insert(c, done);
+                while let Some(done) = pending.remove(&want) {
+                    for (j, d) in done.into_iter().enumerate() {
+                        let k = want * CHUNK + j;
+                        if let Some(v) = self.merge(level, k, d) {
+                            break 'merge Some(v);
+                        }
+                        if let Some(v) = self.after(k + 1, len, level.depth) {
+                            break 'merge Some(v);
+                        }
+                    }
+                    want += 1;
+                }
+            };
+            abort.store(true, Ordering::Relaxed);
+            verdict
+        })
+    }
 }
 
 /// Explore `sys` breadth-first within `cfg` and `budget`.
@@ -95,99 +279,65 @@ pub fn bfs<T: TransitionSystem>(
         Err(Start::Error(e)) => return (Verdict::Error(e), stats),
         Err(Start::Failure(f)) => {
             stats.states = 1;
+            stats.peak_rss_bytes = budget::peak_resident_bytes();
             return (Verdict::FailedInitial(f), stats);
         }
     };
-    let mut nodes: Vec<Node<T::Action>> = vec![Node {
-        parent: u32::MAX,
-        action: None,
-    }];
-    // fingerprints are already uniform 64-bit hashes: the set only needs a cheap mix of them
-    // (FxHash, one multiply), not SipHash again
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    seen.insert(sys.fingerprint(&s0));
-    let mut frontier: VecDeque<(u32, T::State)> = VecDeque::new();
-    frontier.push_back((0, s0));
+    let compact = sys.rebuilds();
+    let fp0 = sys.fingerprint(&s0);
+    let mut frontier = Frontier::new(compact);
+    let root = if compact {
+        frontier.push(ROOT, fp0, None);
+        Some(s0)
+    } else {
+        frontier.push(ROOT, fp0, Some(s0));
+        None
+    };
+    let mut links = Links::new();
+    let mut search: Search<'_, T> = Search {
+        cfg,
+        budget,
+        progress,
+        seen: Seen::default(),
+        new: NewLinks::new(),
+        next: Frontier::new(compact),
+        stats,
+        cut: false,
+        t0,
+        last_report: Instant::now(),
+    };
+    search.seen.insert(fp0);
     let mut depth = 0;
-    let mut cut = false;
-    let mut last_report = Instant::now();
-    let batch_size = cfg.batch.max(1);
-    while !frontier.is_empty() {
+    while frontier.len() > 0 {
         if depth >= cfg.max_depth {
-            cut = true;
+            search.cut = true;
             break;
         }
-        let mut next: VecDeque<(u32, T::State)> = VecDeque::new();
-        while !frontier.is_empty() {
-            let take = frontier.len().min(batch_size);
-            let batch: Vec<(u32, T::State)> = frontier.drain(..take).collect();
-            let mut stopped = None;
-            for (idx, ex, fps) in expand_batch(sys, &batch, depth, budget, cfg.threads) {
-                cut |= ex.cut;
-                if ex.stopped.is_some() {
-                    stopped = ex.stopped;
-                    break;
-                }
-                stats.transitions += ex.succs.len();
-                for ((action, succ), fp) in ex.succs.into_iter().zip(fps) {
-                    if seen.insert(fp) {
-                        nodes.push(Node {
-                            parent: idx,
-                            action: Some(action),
-                        });
-                        next.push_back(((nodes.len() - 1) as u32, succ));
-                    }
-                }
-                if let Some((action, failure)) = ex.failure {
-                    let mut p = path(&nodes, idx);
-                    if let Some(a) = action {
-                        stats.transitions += 1;
-                        p.push(a);
-                    }
-                    stats.states = seen.len();
-                    stats.depth = depth + 1;
-                    stats.seconds = t0.elapsed().as_secs_f64();
-                    return (Verdict::Failed { path: p, failure }, stats);
-                }
-            }
-            let secs = t0.elapsed().as_secs_f64();
-            if last_report.elapsed().as_secs_f64() >= 1.0 {
-                progress(seen.len(), depth + 1, frontier.len() + next.len(), secs);
-                last_report = Instant::now();
-            }
-            let bound = if stopped.is_some() {
-                stopped
-            } else if seen.len() > cfg.max_states {
-                Some(format!("state bound {} reached", cfg.max_states))
-            } else {
-                budget.poll()
-            };
-            if let Some(reason) = bound {
-                stats.states = seen.len();
-                stats.depth = depth + 1;
-                stats.seconds = secs;
-                return (
-                    Verdict::Incomplete {
-                        reason,
-                        complete_depth: depth,
-                    },
-                    stats,
-                );
-            }
+        let level = Level {
+            sys,
+            links: &links,
+            root: root.as_ref(),
+            frontier: &frontier,
+            depth,
+            budget,
+            keep: !compact && depth + 1 < cfg.max_depth,
+        };
+        if let Some(v) = search.level(&level) {
+            return (v, search.stats);
         }
+        search.new.commit(&mut links);
+        frontier = std::mem::replace(&mut search.next, Frontier::new(compact));
         depth += 1;
-        frontier = next;
     }
-    stats.states = seen.len();
-    stats.depth = depth;
-    stats.seconds = t0.elapsed().as_secs_f64();
-    let links: usize = nodes
-        .iter()
-        .map(|n| {
-            std::mem::size_of::<Node<T::Action>>()
-                + n.action.as_ref().map_or(0, |a| sys.action_bytes(a))
-        })
-        .sum();
-    stats.bytes_per_state = (seen.capacity() * 9 + links) / seen.len().max(1);
-    (Verdict::Holds { exhausted: !cut }, stats)
+    search.figures(depth);
+    let tables = search.seen.capacity() * (std::mem::size_of::<u64>() + 1)
+        + links.bytes(|a| sys.action_bytes(a))
+        + search.new.bytes();
+    search.stats.bytes_per_state = tables / search.seen.len().max(1);
+    (
+        Verdict::Holds {
+            exhausted: !search.cut,
+        },
+        search.stats,
+    )
 }

@@ -1,8 +1,10 @@
 //! One checker core for every search: a [`TransitionSystem`] (in the spirit of stateright's
 //! `Model`: an initial state, the successors of a state under each enabled action with the
 //! step's verdict, a fingerprint) and one breadth-first search over it ([`bfs`]) with the
-//! seen-set, the frontier, the depth, state, time, memory and stop-request bounds, the
-//! statistics and the path rebuilding from parent links.
+//! seen-set (fingerprints only), the frontier ([`frontier`]: whole states, or for a system
+//! that can rebuild a successor from its parent, a node and a fingerprint per state), the
+//! depth, state, time, memory and stop-request bounds, the statistics and the path rebuilding
+//! from parent links.
 //!
 //! Three systems use it: call sequences (`explore::search`), interleavings of a writer and
 //! walkers (`explore::interleave`) and the base x patch product of `compare`. Because the search
@@ -11,6 +13,7 @@
 //! threads.
 
 mod bfs;
+mod frontier;
 
 pub use bfs::bfs;
 
@@ -20,8 +23,9 @@ use crate::explore::budget::Budget;
 pub trait TransitionSystem: Sync {
     /// A state (for call sequences: a canonical world).
     type State: Send + Sync;
-    /// What leads from a state to a successor (a call, a thread's step).
-    type Action: Clone + Send + Sync;
+    /// What leads from a state to a successor (a call, a thread's step). The search keeps
+    /// each distinct action once (parent links name them by number), hence `Eq + Hash`.
+    type Action: Clone + Eq + std::hash::Hash + Send + Sync;
     /// What a failing step reports (a violation, a difference).
     type Failure: Send;
 
@@ -44,6 +48,20 @@ pub trait TransitionSystem: Sync {
     /// Heap bytes an action holds (for the bytes-per-state figure).
     fn action_bytes(&self, _a: &Self::Action) -> usize {
         0
+    }
+
+    /// Whether [`TransitionSystem::successor`] rebuilds states: the search then keeps only a
+    /// parent link and a fingerprint per frontier state, not the state (a compact frontier),
+    /// and rebuilds each state from the initial one along its path when it expands it.
+    fn rebuilds(&self) -> bool {
+        false
+    }
+
+    /// The successor of `s` under `a`: the very state [`TransitionSystem::expand`] listed for
+    /// that action (the search checks its fingerprint), without the step's checks. `None`
+    /// when the system does not rebuild states ([`TransitionSystem::rebuilds`] is false).
+    fn successor(&self, _s: &Self::State, _a: &Self::Action) -> Option<Self::State> {
+        None
     }
 }
 
@@ -132,9 +150,13 @@ pub struct Stats {
     /// Deepest level reached.
     pub depth: u32,
     pub seconds: f64,
-    /// Bytes held per distinct state (seen-set and parent links), measured at the end of a
-    /// search that holds.
+    /// Bytes the search's tables hold per distinct state (seen-set, parent links, actions),
+    /// counted at the end of a search that holds: an estimate that leaves out the frontier,
+    /// the workers and the allocator. The process's peak resident set is the real figure.
     pub bytes_per_state: usize,
+    /// The process's peak resident set (`VmHWM`) when the search ended, in bytes; 0 if
+    /// unknown.
+    pub peak_rss_bytes: u64,
 }
 
 impl Stats {

@@ -13,7 +13,7 @@ use super::connect;
 use super::dataflow::{self, Live, Shared};
 use super::ledger::{End, Ledger};
 use super::Cluster;
-use crate::explore::budget::Budget;
+use crate::explore::budget::{self, Budget};
 use crate::explore::checker::{Start, TransitionSystem, Verdict};
 use crate::explore::scope::Scope;
 use crate::explore::search::{outcome_of, CallFailure, CallSystem, Outcome, Stats};
@@ -258,6 +258,7 @@ pub fn search(
         depth: l.depth,
         seconds: t0.elapsed().as_secs_f64(),
         bytes_per_state: 0,
+        peak_rss_bytes: budget::peak_resident_bytes(),
     };
     let verdict = match l.end.clone() {
         Some(End::Holds) => {
