@@ -101,6 +101,11 @@ impl<'a> CallSystem<'a> {
         Some((call, self.canonical(&w2)))
     }
 
+    /// The search's budget.
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
     /// The state a world stands for: its canonical form, up to the numbering of its mms when
     /// the scope asks for the symmetry reduction (`world::symmetry`).
     pub fn canonical(&self, w: &World) -> World {
@@ -197,7 +202,12 @@ pub(crate) fn search_within(
         threads: Config::cores(),
         batch: BATCH,
     };
-    let (verdict, stats) = checker::bfs(&sys, &cfg, budget, progress);
+    let (verdict, stats) = if scope.commute {
+        let sys = super::commute::CommuteSystem { calls: sys };
+        checker::bfs(&sys, &cfg, budget, progress)
+    } else {
+        checker::bfs(&sys, &cfg, budget, progress)
+    };
     (outcome_of(prog, model_name, scope, verdict), stats)
 }
 

@@ -5,7 +5,7 @@
 
 use super::{Config, Expansion, Progress, Start, Stats, TransitionSystem, Verdict};
 use crate::explore::budget::Budget;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 /// Parent link of a state, to rebuild the actions that reached it.
@@ -115,6 +115,8 @@ pub fn bfs<T: TransitionSystem>(
             break;
         }
         let mut next: VecDeque<(u32, T::State)> = VecDeque::new();
+        // with T::MERGES: where each state first reached at this level sits in `next`
+        let mut at_next: HashMap<u64, usize> = HashMap::new();
         while !frontier.is_empty() {
             let take = frontier.len().min(batch_size);
             let batch: Vec<(u32, T::State)> = frontier.drain(..take).collect();
@@ -132,7 +134,14 @@ pub fn bfs<T: TransitionSystem>(
                             parent: idx,
                             action: Some(action),
                         });
+                        if T::MERGES {
+                            at_next.insert(fp, next.len());
+                        }
                         next.push_back(((nodes.len() - 1) as u32, succ));
+                    } else if T::MERGES {
+                        if let Some(&k) = at_next.get(&fp) {
+                            sys.merge(&mut next[k].1, succ);
+                        }
                     }
                 }
                 if let Some((action, failure)) = ex.failure {

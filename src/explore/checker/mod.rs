@@ -45,6 +45,16 @@ pub trait TransitionSystem: Sync {
     fn action_bytes(&self, _a: &Self::Action) -> usize {
         0
     }
+
+    /// Whether [`TransitionSystem::merge`] must see every further arrival at a state of the
+    /// next level (a reduction that keeps data beside its states, such as a sleep set): the
+    /// search then keeps the next level's fingerprints in a map of their own.
+    const MERGES: bool = false;
+
+    /// A state of the next level, not yet expanded, is reached again (same fingerprint) by
+    /// another step of the level being expanded: `again` is that step's successor. Called only
+    /// when [`TransitionSystem::MERGES`] is set.
+    fn merge(&self, _kept: &mut Self::State, _again: Self::State) {}
 }
 
 /// Why a system did not start.
