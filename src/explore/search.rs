@@ -106,14 +106,10 @@ impl<'a> CallSystem<'a> {
         &self.budget
     }
 
-    /// The state a world stands for: its canonical form, up to the numbering of its mms when
-    /// the scope asks for the symmetry reduction (`world::symmetry`).
+    /// The state a world stands for: its canonical form, up to the numbering of its mms and of
+    /// its regular files when the scope asks for the symmetry reductions (`world::symmetry`).
     pub fn canonical(&self, w: &World) -> World {
-        if self.scope.symmetry {
-            w.canonical_symmetric()
-        } else {
-            w.canonical()
-        }
+        w.canonical_up_to(self.scope.symmetry, self.scope.file_symmetry)
     }
 }
 
@@ -249,7 +245,7 @@ pub(crate) fn outcome_of(
                 Outcome::Interleaving(t)
             }
             _ => {
-                let path = if scope.symmetry {
+                let path = if scope.symmetry || scope.file_symmetry {
                     match super::symmetric::unreduced_path(prog, scope, &path) {
                         Ok(p) => p,
                         Err(reason) => {
