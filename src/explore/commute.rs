@@ -192,20 +192,22 @@ fn expand(
         ex.cut = true;
         return ex;
     }
-    let mut comps = w.components();
-    let unreferenced = w.unreferenced();
-    // the keys that may pass on: asleep here, then run here (with their footprints)
-    let mut passable: Vec<(Key, Footprint)> = s
-        .sleep
-        .iter()
-        .filter_map(|k| Some((k.clone(), footprint(&mut comps, k)?)))
+    // with one live mm every call is on it: nothing passes on (the common case, kept cheap)
+    let live: Vec<u32> = (0..w.mms.len() as u32)
+        .filter(|&m| !w.mms[m as usize].freed)
         .collect();
+    let last_mm = live.last().copied().unwrap_or(0);
+    let mut apart = (live.len() >= 2).then(|| Apart::new(w, &s.sleep));
     for call in alphabet::calls(sys.scope, sys.prog, w) {
         if let Some(reason) = sys.budget().poll() {
             ex.stopped = Some(reason);
             return ex;
         }
-        let k = key(w, &call);
+        let k = if s.sleep.is_empty() && apart.is_none() {
+            None
+        } else {
+            key(w, &call)
+        };
         if k.as_ref().is_some_and(|k| s.sleep.binary_search(k).is_ok()) {
             continue;
         }
@@ -220,24 +222,63 @@ fn expand(
                 return ex;
             }
         };
-        let fp = k
-            .as_ref()
-            .and_then(|k| footprint(&mut comps, k))
-            .filter(|_| world.mms.len() == w.mms.len() && world.unreferenced() == unreferenced);
-        let mut sleep: Vec<Key> = match &fp {
-            Some(fp) => passable
-                .iter()
-                .filter(|(_, x)| x.below_and_apart(fp))
-                .map(|(k, _)| k.clone())
-                .collect(),
-            None => Vec::new(),
+        let sleep = match (&mut apart, k) {
+            (Some(a), Some(k)) => a.after(k, w, &world, last_mm),
+            _ => Vec::new(),
         };
-        sleep.sort();
-        sleep.dedup();
-        if let (Some(k), Some(fp)) = (k, fp) {
-            passable.push((k, fp));
-        }
         ex.succs.push((call, Sleeping { world, sleep }));
     }
     ex
+}
+
+/// The keys that may pass on from a state with two live mms or more: asleep there, then run
+/// there, each with its footprint.
+struct Apart {
+    comps: Components,
+    unreferenced: Option<usize>,
+    passable: Vec<(Key, Footprint)>,
+}
+
+impl Apart {
+    fn new(w: &World, sleep: &[Key]) -> Apart {
+        let mut comps = w.components();
+        let passable = sleep
+            .iter()
+            .filter_map(|k| Some((k.clone(), footprint(&mut comps, k)?)))
+            .collect();
+        Apart {
+            comps,
+            unreferenced: None,
+            passable,
+        }
+    }
+
+    /// The sleep set of `next`, which the call `k` made from `w`; `k` then joins the keys
+    /// that may pass on, unless it commutes with nothing (no footprint, a new mm, a new
+    /// unreferenced object) or no later call could take it (it is on the last live mm).
+    fn after(&mut self, k: Key, w: &World, next: &World, last_mm: u32) -> Vec<Key> {
+        let Some(fp) = footprint(&mut self.comps, &k) else {
+            return Vec::new();
+        };
+        let mut sleep: Vec<Key> = self
+            .passable
+            .iter()
+            .filter(|(_, x)| x.below_and_apart(&fp))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let keeps = fp.mm < last_mm;
+        if sleep.is_empty() && !keeps {
+            return sleep;
+        }
+        let before = *self.unreferenced.get_or_insert_with(|| w.unreferenced());
+        if next.mms.len() != w.mms.len() || next.unreferenced() != before {
+            return Vec::new();
+        }
+        if keeps {
+            self.passable.push((k, fp));
+        }
+        sleep.sort();
+        sleep.dedup();
+        sleep
+    }
 }
