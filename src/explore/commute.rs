@@ -32,9 +32,12 @@
 //! calls in alphabet order, skipping those whose key is in `s`'s sleep set. The successor by call
 //! `c` gets every key of `s`'s sleep set, and of the calls run at `s` before `c`, that is
 //! independent of `c` in `s` and names a lower mm than `c` (the alphabet lists mms in order, so a
-//! call run before `c` on another mm always does). A state reached again at the level it was
-//! first reached at keeps the intersection of the sets (`TransitionSystem::merge`); a state
-//! reached again at a deeper level is not expanded again, as without the reduction.
+//! call run before `c` on another mm always does; a state with one live mm therefore passes
+//! nothing on, and no key is computed there unless its own sleep set is not empty). A state
+//! reached again at the level it was first reached at keeps the intersection of the sets
+//! (`TransitionSystem::merge`); a state reached again at a deeper level is not expanded again,
+//! as without the reduction. A call that changes the number of mms or of unreferenced objects
+//! passes nothing on and is passed on by no later call.
 //!
 //! # Why nothing changes but the number of calls run
 //!
@@ -77,28 +80,37 @@ use crate::world::scenario::Call;
 use crate::world::World;
 
 /// A call, named so that the name survives calls on other mms (see the module documentation).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Fixed-size, so that the sleep sets of a large frontier hold no heap per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Key {
     point: EntryPoint,
-    args: Vec<i64>,
+    /// The arguments, in order (unused places are -2).
+    args: [i32; MAX_ARGS],
 }
 
+/// The most arguments an entry point takes.
+const MAX_ARGS: usize = 7;
+
 /// The key of `c` in `w`; `None` for a call the reduction does not name (an unknown entry
-/// point or argument), which then never sleeps and is independent of nothing.
+/// point or argument, or a number out of range), which then never sleeps and is independent
+/// of nothing.
 fn key(w: &World, c: &Call) -> Option<Key> {
     let point = EntryPoint::from_name(&c.func)?;
-    let args = c
-        .args
-        .iter()
-        .map(|a| match *a {
-            Value::Int(i) => Some(i),
-            Value::Bool(b) => Some(b as i64),
-            Value::Null => Some(-1),
-            Value::Obj(ObjKind::Vma, v) => w.vmas.get(v as usize).map(|x| x.vm_start as i64),
-            Value::Obj(ObjKind::Mm | ObjKind::File, id) => Some(id as i64),
-            _ => None,
-        })
-        .collect::<Option<Vec<i64>>>()?;
+    if c.args.len() > MAX_ARGS {
+        return None;
+    }
+    let mut args = [-2; MAX_ARGS];
+    for (slot, a) in args.iter_mut().zip(&c.args) {
+        let v: i64 = match *a {
+            Value::Int(i) => i,
+            Value::Bool(b) => b as i64,
+            Value::Null => -1,
+            Value::Obj(ObjKind::Vma, v) => w.vmas.get(v as usize)?.vm_start as i64,
+            Value::Obj(ObjKind::Mm | ObjKind::File, id) => id as i64,
+            _ => return None,
+        };
+        *slot = i32::try_from(v).ok().filter(|&x| x >= -1)?;
+    }
     Some(Key { point, args })
 }
 
@@ -122,7 +134,7 @@ fn footprint(comps: &mut Components, k: &Key) -> Option<Footprint> {
     if k.point == EntryPoint::Fork {
         return None;
     }
-    let mm = u32::try_from(*k.args.first()?).ok()?;
+    let mm = u32::try_from(k.args[0]).ok()?;
     let mut parts = vec![comps.of_mm(mm)?];
     for (arg, &kind) in k.args.iter().zip(k.point.entry().args) {
         if kind == Arg::FileOrNull && *arg >= 0 {
@@ -244,7 +256,7 @@ impl Apart {
         let mut comps = w.components();
         let passable = sleep
             .iter()
-            .filter_map(|k| Some((k.clone(), footprint(&mut comps, k)?)))
+            .filter_map(|k| Some((*k, footprint(&mut comps, k)?)))
             .collect();
         Apart {
             comps,
@@ -264,7 +276,7 @@ impl Apart {
             .passable
             .iter()
             .filter(|(_, x)| x.below_and_apart(&fp))
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| *k)
             .collect();
         let keeps = fp.mm < last_mm;
         if sleep.is_empty() && !keeps {
@@ -280,5 +292,15 @@ impl Apart {
         sleep.sort();
         sleep.dedup();
         sleep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_point_fits_a_key() {
+        assert!(EntryPoint::all().all(|p| p.entry().args.len() <= MAX_ARGS));
     }
 }
