@@ -155,6 +155,15 @@ enum Cmd {
         /// state (fewer states, the same verdicts; the scope's `symmetry` field).
         #[arg(long)]
         symmetry: bool,
+        /// Symmetry reduction over the interchangeable regular files: worlds that differ only
+        /// in which file is which are one state (the scope's `file_symmetry` field).
+        #[arg(long)]
+        file_symmetry: bool,
+        /// Commuting calls: calls on mms that share nothing are not run again in both orders
+        /// (sleep sets; the same states, verdicts and counterexamples, fewer calls run; the
+        /// scope's `commute` field).
+        #[arg(long)]
+        commute: bool,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -415,6 +424,8 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             simulate,
             cluster: c,
             symmetry,
+            file_symmetry,
+            commute,
         } => {
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -432,6 +443,8 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 mode: scope.mode,
                 max_depth: scope.max_depth,
                 symmetry,
+                file_symmetry,
+                commute,
                 format: format.lib(),
                 trace_dir,
                 repro_dir,

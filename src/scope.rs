@@ -86,6 +86,18 @@ pub struct Scope {
     /// (`src/world/symmetry.rs`). Off by default; the verdicts are the same either way.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub symmetry: bool,
+    /// Symmetry reduction over files: worlds that differ only in which of the interchangeable
+    /// regular files (every regular file of the initial world) a VMA, a page-cache folio or a
+    /// tree belongs to are one state (`src/world/symmetry.rs`). Off by default; the verdicts are
+    /// the same either way. Changes nothing with fewer than two files.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub file_symmetry: bool,
+    /// Commuting calls: a state reached by a call on one mm does not take again the calls on
+    /// lower-numbered mms that share nothing with it and were already taken before it (sleep
+    /// sets, `src/explore/commute.rs`). The same states, verdicts and counterexamples, fewer
+    /// calls run. Off by default.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub commute: bool,
     /// The scope file this scope was read from (none: built in or made in code).
     #[serde(skip)]
     pub source: Option<String>,
@@ -115,6 +127,8 @@ impl Default for Scope {
             walker_depth: 2,
             walker_kinds: Vec::new(),
             symmetry: false,
+            file_symmetry: false,
+            commute: false,
             source: None,
         }
     }
@@ -263,6 +277,25 @@ impl Scope {
                     .into(),
             );
         }
+        if self.file_symmetry && self.walkers > 0 {
+            return Err(
+                "file_symmetry: not with walkers (a counterexample against walkers could \
+                 not be mapped back onto the unreduced worlds)"
+                    .into(),
+            );
+        }
+        if self.commute && self.walkers > 0 {
+            return Err(
+                "commute: not with walkers (a call left out is not run against them)".into(),
+            );
+        }
+        if self.commute && (self.symmetry || self.file_symmetry) {
+            return Err(
+                "commute: not with symmetry or file_symmetry (a sleep set names mms \
+                 and files by number, which the symmetry reductions renumber)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 
@@ -320,7 +353,7 @@ impl Scope {
         let on = |b: bool| if b { "on" } else { "off" };
         format!(
             "scope {}{from}: mode {}, depth {}, pages {}, files {}{}, max_len {}, max_vmas {}, \
-             max_mms {}, shared {}, offsets {}, {walkers}, entries {}, invariants {}{}",
+             max_mms {}, shared {}, offsets {}, {walkers}, entries {}, invariants {}{}{}{}",
             self.name,
             self.mode,
             self.max_depth,
@@ -340,6 +373,12 @@ impl Scope {
             list_or(&self.invariants, "all"),
             // named only when on, so that the default line stays as it was
             if self.symmetry { ", symmetry on" } else { "" },
+            if self.file_symmetry {
+                ", file symmetry on"
+            } else {
+                ""
+            },
+            if self.commute { ", commute on" } else { "" },
         )
     }
 

@@ -55,6 +55,10 @@ pub struct CheckArgs {
     pub max_depth: Option<u32>,
     /// Turn the symmetry reduction over mms on (`src/world/symmetry.rs`).
     pub symmetry: bool,
+    /// Turn the symmetry reduction over files on (`src/world/symmetry.rs`).
+    pub file_symmetry: bool,
+    /// Turn the commuting-calls reduction on (`src/explore/commute.rs`).
+    pub commute: bool,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -84,6 +88,15 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     if a.symmetry {
         s.symmetry = true;
     }
+    if a.file_symmetry {
+        s.file_symmetry = true;
+    }
+    if a.commute {
+        s.commute = true;
+    }
+    if a.cluster.is_some() && s.commute {
+        return Err("the distributed search does not use sleep sets: no --commute".into());
+    }
     if let Some(sim) = &a.simulate {
         if a.max_depth.is_some() {
             return Err(
@@ -94,6 +107,12 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
         sim.validate()?;
         if s.symmetry {
             return Err("--simulate walks the unreduced worlds: no --symmetry".into());
+        }
+        if s.file_symmetry {
+            return Err("--simulate walks the unreduced worlds: no --file-symmetry".into());
+        }
+        if s.commute {
+            return Err("--simulate runs no breadth-first search: no --commute".into());
         }
         // the walks' depth, so that the scope line and the traces say it
         s.max_depth = sim.depth;

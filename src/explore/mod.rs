@@ -5,6 +5,7 @@
 pub mod alphabet;
 pub mod budget;
 pub mod checker;
+pub(crate) mod commute;
 pub mod compare;
 pub mod distributed;
 pub(crate) mod footprint;

@@ -98,14 +98,15 @@ impl<'a> CallSystem<'a> {
         Some((call, self.canonical(&w2)))
     }
 
-    /// The state a world stands for: its canonical form, up to the numbering of its mms when
-    /// the scope asks for the symmetry reduction (`world::symmetry`).
+    /// The search's budget.
+    pub(crate) fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    /// The state a world stands for: its canonical form, up to the numbering of its mms and of
+    /// its regular files when the scope asks for the symmetry reductions (`world::symmetry`).
     pub fn canonical(&self, w: &World) -> World {
-        if self.scope.symmetry {
-            w.canonical_symmetric()
-        } else {
-            w.canonical()
-        }
+        w.canonical_up_to(self.scope.symmetry, self.scope.file_symmetry)
     }
 }
 
@@ -206,7 +207,12 @@ pub(crate) fn search_within(
         threads: Config::cores(),
         batch: BATCH,
     };
-    let (verdict, stats) = checker::bfs(&sys, &cfg, budget, progress);
+    let (verdict, stats) = if scope.commute {
+        let sys = super::commute::CommuteSystem { calls: sys };
+        checker::bfs(&sys, &cfg, budget, progress)
+    } else {
+        checker::bfs(&sys, &cfg, budget, progress)
+    };
     (outcome_of(prog, model_name, scope, verdict), stats)
 }
 
@@ -248,7 +254,7 @@ pub(crate) fn outcome_of(
                 Outcome::Interleaving(t)
             }
             _ => {
-                let path = if scope.symmetry {
+                let path = if scope.symmetry || scope.file_symmetry {
                     match super::symmetric::unreduced_path(prog, scope, &path) {
                         Ok(p) => p,
                         Err(reason) => {

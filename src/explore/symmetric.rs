@@ -1,4 +1,4 @@
-//! Counterexamples found with the symmetry reduction (`world::symmetry`), mapped back onto the
+//! Counterexamples found with the symmetry reductions (`world::symmetry`), mapped back onto the
 //! unreduced worlds. The search's path is a sequence of calls made on representatives (worlds
 //! whose mms may have been renumbered), so its object ids need not name the same objects in
 //! the worlds a replay builds without the reduction. Each call is matched instead by what it
@@ -21,7 +21,7 @@ struct Effect {
     failed: Option<Vec<Invariant>>,
 }
 
-fn effect(prog: &Program, w: &World, call: &Call, opts: CheckOpts) -> Effect {
+fn effect(prog: &Program, scope: &Scope, w: &World, call: &Call, opts: CheckOpts) -> Effect {
     let mut w2 = w.clone();
     let OpOutcome { failure, .. } = apply(prog, &mut w2, call, opts);
     let failed = failure.map(|f| {
@@ -31,7 +31,7 @@ fn effect(prog: &Program, w: &World, call: &Call, opts: CheckOpts) -> Effect {
         v
     });
     Effect {
-        rep: w2.canonical_symmetric(),
+        rep: w2.canonical_up_to(scope.symmetry, scope.file_symmetry),
         plain: w2.canonical(),
         failed,
     }
@@ -54,17 +54,17 @@ pub(crate) fn unreduced_path(
         .initial_scenario()
         .build()
         .map_err(|e| format!("bad initial world: {e}"))?;
-    let mut rep = w0.canonical_symmetric();
+    let mut rep = w0.canonical_up_to(scope.symmetry, scope.file_symmetry);
     let mut plain = w0.canonical();
     let mut out = Vec::with_capacity(path.len());
     for (i, call) in path.iter().enumerate() {
-        let want = effect(prog, &rep, call, opts);
+        let want = effect(prog, scope, &rep, call, opts);
         let cands = alphabet::calls(scope, prog, &plain);
         let same = |e: &Effect| e.failed == want.failed && e.rep == want.rep;
         let mut found = None;
         let mut same_invariants = None;
         for c in cands {
-            let e = effect(prog, &plain, &c, opts);
+            let e = effect(prog, scope, &plain, &c, opts);
             if same(&e) {
                 found = Some((c, e));
                 break;

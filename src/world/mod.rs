@@ -11,6 +11,7 @@ pub mod keys;
 pub mod locks;
 pub mod objects;
 pub mod pages;
+pub(crate) mod reach;
 pub mod render;
 pub mod scenario;
 pub mod schema;

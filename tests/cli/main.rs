@@ -6,6 +6,7 @@
 //! binaries instead of one per file.
 mod bad_input;
 mod cli_output;
+mod commute;
 mod diffnew;
 mod drift;
 mod fuzz_cli;

@@ -5,6 +5,7 @@
 //! binaries instead of one per file.
 mod baseline_scenarios;
 mod check_invariants;
+mod commute;
 mod compare;
 mod fidelity_doc;
 mod frontier;

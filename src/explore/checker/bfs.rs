@@ -97,6 +97,9 @@ struct Search<'a, T: TransitionSystem> {
     seen: Seen,
     new: NewLinks<T::Action>,
     next: Frontier<T::State>,
+    /// With [`TransitionSystem::MERGES`]: where each state first reached at the next level
+    /// sits in `next`, so that a later arrival is merged into it.
+    at_next: std::collections::HashMap<u64, usize>,
     stats: Stats,
     /// A state was left unexpanded (the depth bound, or the system's cut).
     cut: bool,
@@ -122,7 +125,16 @@ impl<T: TransitionSystem> Search<'_, T> {
                     self.cut = true;
                 } else {
                     let idx = self.new.push(level.links, parent, action);
+                    if T::MERGES {
+                        self.at_next.insert(fp, self.next.len());
+                    }
                     self.next.push(idx, fp, state);
+                }
+            } else if T::MERGES {
+                if let (Some(&k), Some(again)) = (self.at_next.get(&fp), state) {
+                    if let Some(kept) = self.next.state_mut(k) {
+                        level.sys.merge(kept, again);
+                    }
                 }
             }
         }
@@ -301,6 +313,7 @@ pub fn bfs<T: TransitionSystem>(
         seen: Seen::default(),
         new: NewLinks::new(),
         next: Frontier::new(compact),
+        at_next: Default::default(),
         stats,
         cut: false,
         t0,
@@ -327,6 +340,7 @@ pub fn bfs<T: TransitionSystem>(
         }
         search.new.commit(&mut links);
         frontier = std::mem::replace(&mut search.next, Frontier::new(compact));
+        search.at_next.clear();
         depth += 1;
     }
     search.figures(depth);

@@ -140,6 +140,14 @@ impl<S> Frontier<S> {
         }
     }
 
+    /// The `k`-th state, where the frontier keeps states.
+    pub(super) fn state_mut(&mut self, k: usize) -> Option<&mut S> {
+        match self {
+            Frontier::Compact(_) => None,
+            Frontier::Whole(v) => Some(&mut v[k].1),
+        }
+    }
+
     /// Add a state (`state` is dropped by a compact frontier).
     pub(super) fn push(&mut self, node: u32, fp: u64, state: Option<S>) {
         match (self, state) {

@@ -63,6 +63,18 @@ pub trait TransitionSystem: Sync {
     fn successor(&self, _s: &Self::State, _a: &Self::Action) -> Option<Self::State> {
         None
     }
+
+    /// Whether [`TransitionSystem::merge`] must see every further arrival at a state of the
+    /// next level (a reduction that keeps data beside its states, such as a sleep set): the
+    /// search then keeps the next level's fingerprints in a map of their own. Such a system
+    /// must keep whole states ([`TransitionSystem::rebuilds`] false): a compact frontier has no
+    /// state to merge into.
+    const MERGES: bool = false;
+
+    /// A state of the next level, not yet expanded, is reached again (same fingerprint) by
+    /// another step of the level being expanded: `again` is that step's successor. Called only
+    /// when [`TransitionSystem::MERGES`] is set.
+    fn merge(&self, _kept: &mut Self::State, _again: Self::State) {}
 }
 
 /// Why a system did not start.
