@@ -8,6 +8,7 @@ mod check_invariants;
 mod compare;
 mod fidelity_doc;
 mod interleave;
+mod mmap_fixed;
 #[path = "../model_fixtures/mod.rs"]
 mod model_fixtures;
 mod mutant_models;
