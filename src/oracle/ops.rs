@@ -398,6 +398,20 @@ mod tests {
                 fixed: false
             })
         );
+        assert_eq!(
+            tr(&w, "sys_mmap_fixed(mm#0, NULL, 0, 2, 0, false)"),
+            Translated::Op(KOp::Mmap {
+                mm: 0,
+                start: 0,
+                len: 2,
+                file: None,
+                pgoff: 0,
+                shared: false,
+                dev_zero: false,
+                growsdown: false,
+                fixed: true
+            })
+        );
     }
 
     #[test]
