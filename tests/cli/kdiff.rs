@@ -155,7 +155,8 @@ fn mremap_growing_into_next_agrees_with_the_kernel() {
 }
 
 /// mmap(MAP_FIXED) over existing mappings (file and anonymous, with faulted pages) on three
-/// pages: the kernel's layouts after the replacing map are the model's.
+/// pages, 200 sampled sequences of three calls: the kernel's layouts after the replacing map
+/// are the model's.
 const FIXED_SCOPE: &str = "name = \"fixed\"\nmax_depth = 3\npages = 3\nmax_mms = 1\nentries = [\"sys_mmap\", \"do_anonymous_fault\", \"do_file_fault\", \"sys_mmap_fixed\"]\n";
 
 #[test]
@@ -164,13 +165,22 @@ fn mmap_fixed_over_mappings_agrees_with_the_kernel() {
     let scope = dir.join("fixed.toml");
     std::fs::write(&scope, FIXED_SCOPE).unwrap();
     let s = scope.to_str().unwrap();
-    let Some((rc, out, err)) = kdiff(&["--scope", s, "--quiet"], None) else {
+    let args = [
+        "--scope",
+        s,
+        "--sample",
+        "200",
+        "--max-depth",
+        "3",
+        "--quiet",
+    ];
+    let Some((rc, out, err)) = kdiff(&args, None) else {
         return;
     };
     assert_eq!(rc, 0, "{out}{err}");
     assert!(out.contains("AGREES"), "{out}");
     assert!(out.contains("skipped calls: none"), "{out}");
-    assert!(number(&out, "calls compared ") > 100, "{out}");
+    assert_eq!(number(&out, "calls compared "), 600, "{out}");
 }
 
 /// Anonymous mmap, mprotect and write faults on two pages: the known VM_ACCOUNT finding.
