@@ -295,6 +295,14 @@ pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
                 end: vma_end(int(1)?)?,
             })
         })(),
+        // MAP_FIXED over existing mappings zaps what the new range covers
+        "sys_mmap_fixed" => (|| {
+            Some(PteChange::Drop {
+                mm,
+                start: int(2)?,
+                end: int(3)?,
+            })
+        })(),
         "sys_exit" => Some(PteChange::Drop {
             mm,
             start: 0,

@@ -40,6 +40,7 @@
 //! each new rule there.
 
 mod contract;
+mod fixed;
 mod moves;
 pub mod offer;
 pub mod pages;
@@ -114,6 +115,7 @@ pub enum EntryPoint {
     ContractShrink,
     ContractAdjustNext,
     ContractAdjustMiddle,
+    MmapFixed,
     Fork,
     Exit,
 }
@@ -199,7 +201,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 17] = [
+pub static TABLE: [Entry; 18] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -215,6 +217,7 @@ pub static TABLE: [Entry; 17] = [
     contract::SHRINK,
     contract::ADJUST_NEXT,
     contract::ADJUST_MIDDLE,
+    fixed::MMAP_FIXED,
     syscalls::FORK,
     syscalls::EXIT,
 ];

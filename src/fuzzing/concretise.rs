@@ -197,6 +197,27 @@ pub fn choice(op: &AbstractOp) -> (&'static [EntryPoint], Choice) {
                 ..c
             },
         ),
+        MmapFixed {
+            mm,
+            vma,
+            file,
+            start,
+            len,
+            pgoff,
+            shared,
+        } => (
+            &[E::MmapFixed],
+            Choice {
+                mm,
+                vma,
+                file,
+                at: start,
+                len,
+                pgoff,
+                flag: shared,
+                ..c
+            },
+        ),
     }
 }
 

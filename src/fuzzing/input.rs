@@ -115,6 +115,16 @@ pub enum AbstractOp {
         vma: u8,
         below: u8,
     },
+    /// sys_mmap_fixed (issue 14): mmap(MAP_FIXED) over a range around a VMA.
+    MmapFixed {
+        mm: u8,
+        vma: u8,
+        file: u8,
+        start: u8,
+        len: u8,
+        pgoff: u8,
+        shared: bool,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -293,7 +303,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 16;
+    const VARIANTS: u64 = 17;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -345,6 +355,15 @@ impl AbstractOp {
             } => (13, vec![*mm, *vma, *start, *len, *grow, *dest]),
             MmapGrowsdown { mm, start, len } => (14, vec![*mm, *start, *len]),
             StackFault { mm, vma, below } => (15, vec![*mm, *vma, *below]),
+            MmapFixed {
+                mm,
+                vma,
+                file,
+                start,
+                len,
+                pgoff,
+                shared,
+            } => (16, vec![*mm, *vma, *file, *start, *len, *pgoff, b(shared)]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

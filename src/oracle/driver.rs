@@ -312,10 +312,14 @@ impl Session {
                 shared,
                 dev_zero,
                 growsdown,
+                fixed,
                 ..
             } => {
-                let mut flags = libc::MAP_FIXED_NOREPLACE
-                    | if growsdown { libc::MAP_GROWSDOWN } else { 0 }
+                let mut flags = if fixed {
+                    libc::MAP_FIXED
+                } else {
+                    libc::MAP_FIXED_NOREPLACE
+                } | if growsdown { libc::MAP_GROWSDOWN } else { 0 }
                     | if shared {
                         libc::MAP_SHARED
                     } else {

@@ -13,7 +13,7 @@ use crate::world::World;
 /// pages; the driver adds the base address.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KOp {
-    /// mmap(MAP_FIXED_NOREPLACE) of `[start, start + len)`; `file` is a model file index (None:
+    /// mmap(MAP_FIXED_NOREPLACE, or MAP_FIXED with `fixed`) of `[start, start + len)`; `file` is a model file index (None:
     /// MAP_ANONYMOUS); `pgoff` in pages; always PROT_READ | PROT_WRITE as the model maps.
     Mmap {
         mm: usize,
@@ -29,6 +29,9 @@ pub enum KOp {
         dev_zero: bool,
         /// MAP_GROWSDOWN (`sys_mmap_growsdown`; anonymous).
         growsdown: bool,
+        /// MAP_FIXED instead of MAP_FIXED_NOREPLACE (`sys_mmap_fixed`: the range overlaps
+        /// mappings, which the kernel replaces).
+        fixed: bool,
     },
     Munmap {
         mm: usize,
@@ -111,7 +114,7 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
     };
     match p {
         Mmap | Munmap | Mprotect | MremapExpand | MremapShrink | MremapMove | MmapGrowsdown
-        | StackFault | Fork | Exit | AnonymousFault | FileFault => Ok(p),
+        | StackFault | Fork | Exit | AnonymousFault | FileFault | MmapFixed => Ok(p),
         ShiftDown => Err("exec's stack move (relocate_vma_down) has no system call".into()),
         ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
             Err("contract-mode internal function: no system call passes these arguments".into())
@@ -189,7 +192,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
     };
     let mm = mm_arg(call, w)?;
     let op = match p {
-        Mmap => {
+        Mmap | MmapFixed => {
             let file = obj(call, 1, ObjKind::File)?;
             if let Some(f) = file {
                 if f >= w.files.len() {
@@ -209,6 +212,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 shared: boolean(call, 5)?,
                 dev_zero: file.is_some_and(|f| w.files[f].dev_zero),
                 growsdown: false,
+                fixed: p == MmapFixed,
             }
         }
         MmapGrowsdown => {
@@ -222,6 +226,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 shared: false,
                 dev_zero: false,
                 growsdown: true,
+                fixed: false,
             }
         }
         // a store just below the stack: the kernel grows it (expand_downwards) and faults
@@ -389,7 +394,22 @@ mod tests {
                 pgoff: 3,
                 shared: false,
                 dev_zero: false,
-                growsdown: false
+                growsdown: false,
+                fixed: false
+            })
+        );
+        assert_eq!(
+            tr(&w, "sys_mmap_fixed(mm#0, NULL, 0, 2, 0, false)"),
+            Translated::Op(KOp::Mmap {
+                mm: 0,
+                start: 0,
+                len: 2,
+                file: None,
+                pgoff: 0,
+                shared: false,
+                dev_zero: false,
+                growsdown: false,
+                fixed: true
             })
         );
     }

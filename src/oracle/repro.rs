@@ -219,7 +219,7 @@ fn wrap(c: &mut String, text: &str) {
 
 fn emit(c: &mut String, op: &KOp, next: usize) {
     match *op {
-        KOp::Mmap { start, len, file, pgoff, shared, growsdown, .. } => {
+        KOp::Mmap { start, len, file, pgoff, shared, growsdown, fixed, .. } => {
             let fd = file.map_or("-1".to_string(), |f| format!("fd[{f}]"));
             let flags = match (file, shared) {
                 (None, _) if growsdown => "MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN",
@@ -227,7 +227,8 @@ fn emit(c: &mut String, op: &KOp, next: usize) {
                 (Some(_), true) => "MAP_SHARED",
                 (Some(_), false) => "MAP_PRIVATE",
             };
-            c.push_line(format_args!("\t\tdo_mmap({start}, {len}, {fd}, {pgoff}, {flags});"))
+            let fixed = if fixed { " | MAP_FIXED" } else { "" };
+            c.push_line(format_args!("\t\tdo_mmap({start}, {len}, {fd}, {pgoff}, {flags}{fixed});"))
         }
         KOp::Munmap { start, len, .. } => c.push_line(format_args!("\t\tif (munmap(PAGE_AT({start}), {len} * PG))\n\t\t\tdie(\"munmap\");")),
         KOp::Mprotect { start, len, writable, .. } => {
@@ -336,8 +337,10 @@ HELPER void pass(int k)
 
 HELPER void do_mmap(unsigned long start, unsigned long len, int f, unsigned long pgoff, int flags)
 {
+	/* MAP_FIXED replaces what the range overlaps; otherwise the range must be free */
 	void *p = mmap(PAGE_AT(start), len * PG, PROT_READ | PROT_WRITE,
-		       flags | MAP_FIXED_NOREPLACE, f, f < 0 ? 0 : (off_t)(pgoff * PG));
+		       (flags & MAP_FIXED) ? flags : flags | MAP_FIXED_NOREPLACE, f,
+		       f < 0 ? 0 : (off_t)(pgoff * PG));
 
 	if (p == MAP_FAILED)
 		die("mmap");

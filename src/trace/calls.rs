@@ -78,11 +78,13 @@ pub(crate) fn kernel_form(c: &Call, w: Option<&World>) -> String {
 fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
     use EntryPoint::*;
     match p {
-        Mmap => {
-            let flags = if boolean(c, 5) == Some(true) {
-                "MAP_SHARED"
-            } else {
-                "MAP_PRIVATE"
+        Mmap | MmapFixed => {
+            let shared = boolean(c, 5) == Some(true);
+            let flags = match (shared, p == MmapFixed) {
+                (true, false) => "MAP_SHARED",
+                (false, false) => "MAP_PRIVATE",
+                (true, true) => "MAP_SHARED|MAP_FIXED",
+                (false, true) => "MAP_PRIVATE|MAP_FIXED",
             };
             let f = file(c, 1, w);
             let off = if matches!(c.args.get(1), Some(Value::Null)) {

@@ -154,6 +154,35 @@ fn mremap_growing_into_next_agrees_with_the_kernel() {
     assert!(number(&out, "calls compared ") > 10, "{out}");
 }
 
+/// mmap(MAP_FIXED) over existing mappings (file and anonymous, with faulted pages) on three
+/// pages, 200 sampled sequences of three calls: the kernel's layouts after the replacing map
+/// are the model's.
+const FIXED_SCOPE: &str = "name = \"fixed\"\nmax_depth = 3\npages = 3\nmax_mms = 1\nentries = [\"sys_mmap\", \"do_anonymous_fault\", \"do_file_fault\", \"sys_mmap_fixed\"]\n";
+
+#[test]
+fn mmap_fixed_over_mappings_agrees_with_the_kernel() {
+    let dir = tmp("fixed");
+    let scope = dir.join("fixed.toml");
+    std::fs::write(&scope, FIXED_SCOPE).unwrap();
+    let s = scope.to_str().unwrap();
+    let args = [
+        "--scope",
+        s,
+        "--sample",
+        "200",
+        "--max-depth",
+        "3",
+        "--quiet",
+    ];
+    let Some((rc, out, err)) = kdiff(&args, None) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("AGREES"), "{out}");
+    assert!(out.contains("skipped calls: none"), "{out}");
+    assert_eq!(number(&out, "calls compared "), 600, "{out}");
+}
+
 /// Anonymous mmap, mprotect and write faults on two pages: the known VM_ACCOUNT finding.
 const ACCOUNT_SCOPE: &str = "name = \"account\"\nmax_depth = 4\npages = 2\nfiles = 0\ndev_zero = false\nshared = false\nmax_mms = 1\nentries = [\"sys_mmap\", \"sys_mprotect\", \"do_anonymous_fault\"]\n";
 

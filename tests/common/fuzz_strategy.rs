@@ -73,6 +73,17 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
                 dest,
             }
         }),
+        (b, b, b, b, b, b, any::<bool>()).prop_map(|(mm, vma, file, start, len, pgoff, shared)| {
+            AbstractOp::MmapFixed {
+                mm,
+                vma,
+                file,
+                start,
+                len,
+                pgoff,
+                shared,
+            }
+        }),
     ]
 }
 

@@ -193,6 +193,7 @@ fn a_call_that_breaks_each_rule_is_refused() {
         "contract_adjust_middle(mm#0, vma#1, 3, 0)",
         "sys_fork(mm#0)",
         "sys_exit(mm#1)",
+        "sys_mmap_fixed(mm#0, file#0, 1, 7, 1, true)",
     ] {
         ok(&w, c);
     }
@@ -215,6 +216,14 @@ fn a_call_that_breaks_each_rule_is_refused() {
             "the range is not free",
         ),
         ("sys_mmap(mm#0, file#1, 4, 5, 4, true)", "shared /dev/zero"),
+        (
+            "sys_mmap_fixed(mm#0, NULL, 4, 6, 0, false)",
+            "overlaps no VMA",
+        ),
+        (
+            "sys_mmap_fixed(mm#0, file#1, 1, 3, 1, true)",
+            "shared /dev/zero",
+        ),
         ("sys_munmap(mm#0, 3, 3)", "empty range"),
         ("sys_mprotect(mm#0, 4, 5, true)", "no VMA at 4"),
         ("sys_mprotect(mm#0, 0, 3, true)", "not inside one VMA"),

@@ -195,6 +195,29 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
             ),
         ),
         (
+            "mmap-fixed-over-mappings",
+            raw(
+                three(),
+                false,
+                vec![
+                    Fault {
+                        mm: 0,
+                        vma: 1,
+                        off: 1,
+                    },
+                    MmapFixed {
+                        mm: 0,
+                        vma: 1,
+                        file: 0,
+                        start: 3,
+                        len: 2,
+                        pgoff: 0,
+                        shared: false,
+                    },
+                ],
+            ),
+        ),
+        (
             "contract-adjust-shrink",
             raw(
                 world(

@@ -78,7 +78,8 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
     let a = &c.args;
     let m = obj(&a[0]).expect("an mm") as usize;
     match c.func.as_str() {
-        "sys_mmap" => {
+        // MAP_FIXED over mappings: the new pages replace whatever the range held
+        "sys_mmap" | "sys_mmap_fixed" => {
             let (s, e) = (int(&a[2]), int(&a[3]));
             let file = obj(&a[1]);
             let dev_zero = file.is_some_and(|f| w.files[f as usize].dev_zero);

@@ -10,6 +10,7 @@ mod compare;
 mod fidelity_doc;
 mod frontier;
 mod interleave;
+mod mmap_fixed;
 #[path = "../model_fixtures/mod.rs"]
 mod model_fixtures;
 mod mutant_models;

@@ -1,0 +1,125 @@
+//! The record of `sys_mmap_fixed`: mmap(MAP_FIXED) over existing mappings, an extended entry
+//! point. Its arguments are those of `sys_mmap`; it is offered only for ranges that overlap at
+//! least one VMA (plain `sys_mmap` keeps the free ranges) and at most [`MAX_REPLACED`] (the
+//! model's side tree of gathered VMAs has that many slots, models/v7.3-rc4/lib/vms.rmap).
+
+use super::offer::{int, Here};
+use super::pick::{Pick, SPACE};
+use super::require::At;
+use super::Arg::*;
+use super::{Entry, EntryPoint, Mode, Site, Tier};
+use crate::exec::host::{ObjKind, Value};
+use crate::world::World;
+
+type Emit<'a> = &'a mut dyn FnMut(Vec<Value>);
+
+/// The most VMAs one call may replace.
+pub(crate) const MAX_REPLACED: usize = 4;
+
+pub(crate) const MMAP_FIXED: Entry = Entry {
+    point: EntryPoint::MmapFixed,
+    name: "sys_mmap_fixed",
+    kernel: "mmap (MAP_FIXED over existing mappings: __mmap_region, vms_gather_munmap_vmas)",
+    mode: Mode::Callers,
+    tier: Tier::Extended,
+    args: &[Mm, FileOrNull, Page, Page, Page, Flag],
+    site: Site::Mm,
+    offer: fixed_offer,
+    pick: fixed_pick,
+    requires: fixed_requires,
+};
+
+/// How many VMAs of `mm` the range `[s, e)` overlaps.
+fn overlapped(w: &World, mm: u32, s: u64, e: u64) -> usize {
+    w.mms[mm as usize]
+        .vmas
+        .iter()
+        .filter(|(&vs, &(ve, _))| vs < e && ve > s)
+        .count()
+}
+
+/// Every range up to `max_len` pages that overlaps one to [`MAX_REPLACED`] VMAs, with the
+/// mappings `sys_mmap` offers on a free range: anonymous, each regular file at pgoff `start`
+/// (and `start + pages` with `offsets`), private and (with `shared`) shared, /dev/zero
+/// private. A replacing map splits at most two VMAs, so it may leave one more VMA than it
+/// found: it is offered while the mm has fewer than `max_vmas`.
+fn fixed_offer(h: &Here, emit: Emit) {
+    let (b, mmv) = (h.bounds, h.mmv());
+    if h.vmas.len() >= b.max_vmas {
+        return;
+    }
+    let p = b.pages;
+    for s in 0..p {
+        for e in s + 1..=p.min(s + b.max_len) {
+            let n = h.vmas.iter().filter(|v| v.start < e && v.end > s).count();
+            if n == 0 || n > MAX_REPLACED {
+                continue;
+            }
+            let mapping = |f: Value, pg: u64, sh: bool| {
+                vec![mmv, f, int(s), int(e), int(pg), Value::Bool(sh)]
+            };
+            emit(mapping(Value::Null, 0, false));
+            for &f in h.regular {
+                let fv = Value::Obj(ObjKind::File, f);
+                let mut pgoffs = vec![s];
+                if b.offsets {
+                    pgoffs.push(s + p);
+                }
+                for pg in pgoffs {
+                    emit(mapping(fv, pg, false));
+                    if b.shared {
+                        emit(mapping(fv, pg, true));
+                    }
+                }
+            }
+            for &f in h.dev_zero {
+                emit(mapping(Value::Obj(ObjKind::File, f), s, false));
+            }
+        }
+    }
+}
+
+/// The chosen VMA's range shifted by `at % 5 - 2` pages and `1 + len % 8` pages long (so it
+/// may cover, straddle or reach past either end), kept below [`SPACE`]; file `file - 1`
+/// (modulo the count) or anonymous for 0, as `sys_mmap`'s pick.
+fn fixed_pick(p: &Pick) -> Option<Vec<Value>> {
+    let c = p.c;
+    let x = p.vma()?.x;
+    let s = (x.vm_start + u64::from(c.at) % 5).checked_sub(2)?;
+    let e = (s + 1 + u64::from(c.len) % 8).min(SPACE);
+    if s >= e || !(1..=MAX_REPLACED).contains(&overlapped(p.w, p.mm, s, e)) {
+        return None;
+    }
+    let fi = c.file as usize % (p.w.files.len() + 1);
+    let (fv, pg, sh) = if fi == 0 {
+        (Value::Null, 0, false)
+    } else {
+        let f = (fi - 1) as u32;
+        let pg = super::pick::contract_pgoff(s, c.pgoff);
+        let sh = c.flag && !p.w.files[f as usize].dev_zero;
+        (Value::Obj(ObjKind::File, f), pg, sh)
+    };
+    Some(vec![p.mmv(), fv, int(s), int(e), int(pg), Value::Bool(sh)])
+}
+
+fn fixed_requires(a: &At) -> Result<(), String> {
+    let (s, e) = (a.page(2), a.page(3));
+    if s >= e {
+        return Err("empty range".into());
+    }
+    match overlapped(a.w, a.mm, s, e) {
+        0 => return Err("the range overlaps no VMA (sys_mmap maps a free range)".into()),
+        n if n > MAX_REPLACED => {
+            return Err(format!(
+                "the range overlaps {n} VMAs (the model gathers at most {MAX_REPLACED})"
+            ))
+        }
+        _ => {}
+    }
+    if let Some(f) = a.obj(1) {
+        if a.w.files[f as usize].dev_zero && a.flag(5) {
+            return Err("shared /dev/zero mappings are not modelled".into());
+        }
+    }
+    Ok(())
+}
