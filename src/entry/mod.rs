@@ -114,6 +114,7 @@ pub enum EntryPoint {
     ContractShrink,
     ContractAdjustNext,
     ContractAdjustMiddle,
+    AnonymousFaultVmaLock,
     Fork,
     Exit,
 }
@@ -199,7 +200,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 17] = [
+pub static TABLE: [Entry; 18] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -215,6 +216,7 @@ pub static TABLE: [Entry; 17] = [
     contract::SHRINK,
     contract::ADJUST_NEXT,
     contract::ADJUST_MIDDLE,
+    syscalls::ANONYMOUS_FAULT_VMA_LOCK,
     syscalls::FORK,
     syscalls::EXIT,
 ];

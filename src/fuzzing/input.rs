@@ -115,6 +115,12 @@ pub enum AbstractOp {
         vma: u8,
         below: u8,
     },
+    /// do_anonymous_fault_vma_lock (issue 14): a write fault under the per-VMA lock.
+    FaultVmaLock {
+        mm: u8,
+        vma: u8,
+        off: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -293,7 +299,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 16;
+    const VARIANTS: u64 = 17;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -345,6 +351,7 @@ impl AbstractOp {
             } => (13, vec![*mm, *vma, *start, *len, *grow, *dest]),
             MmapGrowsdown { mm, start, len } => (14, vec![*mm, *start, *len]),
             StackFault { mm, vma, below } => (15, vec![*mm, *vma, *below]),
+            FaultVmaLock { mm, vma, off } => (16, vec![*mm, *vma, *off]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

@@ -6,6 +6,7 @@
 mod baseline_scenarios;
 mod check_invariants;
 mod compare;
+mod fault_vma_lock;
 mod fidelity_doc;
 mod interleave;
 #[path = "../model_fixtures/mod.rs"]
