@@ -343,8 +343,9 @@ enum Cmd {
         /// Number of walker threads for generated walkers (default: the scope's, at least 1).
         #[arg(long)]
         walkers: Option<usize>,
-        /// Walker kinds to generate: file, anon, flush, madv, and fault (a write fault under the
-        /// per-VMA lock, only when named) (comma-separated; default all but fault).
+        /// Walker kinds to generate: file, anon, flush, madv, and, only when named, fault (a write
+        /// fault under the per-VMA lock) and uprobe (uprobe registration's file-tree walk)
+        /// (comma-separated; default file, anon, flush, madv).
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
         /// A built-in scope or scope TOML giving `walkers` and `walker_kinds` defaults.

@@ -80,8 +80,8 @@ pub struct Scope {
     /// With `walkers > 0`: every call made from a state of depth below this also runs against
     /// every set of `walkers` walkers, in every interleaving.
     pub walker_depth: u32,
-    /// Walker kinds offered (`file`, `anon`, `flush`, `madv`, and `fault` only when named); all
-    /// but `fault` when empty.
+    /// Walker kinds offered (`file`, `anon`, `flush`, `madv`, and `fault`, `uprobe` only when
+    /// named); the first four when empty.
     pub walker_kinds: Vec<String>,
     /// Symmetry reduction: worlds that differ only in the numbering of their mms are one state
     /// (`src/world/symmetry.rs`). Off by default; the verdicts are the same either way.
@@ -399,8 +399,9 @@ fn locate_key(text: &str, key: &str) -> (usize, usize) {
 pub(crate) const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
 
 /// Walker kinds offered only when named (issue 14's extended threads, like the extended entry
-/// points): `fault`, a write fault under the per-VMA lock.
-pub(crate) const EXTENDED_WALKER_KINDS: [&str; 1] = ["fault"];
+/// points): `fault`, a write fault under the per-VMA lock; `uprobe`, the file-tree walk of uprobe
+/// registration.
+pub(crate) const EXTENDED_WALKER_KINDS: [&str; 2] = ["fault", "uprobe"];
 
 /// Reject unknown walker kind names.
 pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
@@ -409,7 +410,7 @@ pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
         if !WALKER_KINDS.contains(&k) && !EXTENDED_WALKER_KINDS.contains(&k) {
             return Err(format!(
                 "unknown walker kind {k:?} (expected file, anon, flush or madv, or one named \
-                 only: fault)"
+                 only: fault, uprobe)"
             ));
         }
     }

@@ -2,8 +2,9 @@
 //! every pgoff a VMA maps (file and flush_dcache walks per mapping, anon walks per anon_vma) and,
 //! for MADV_DONTNEED, each VMA's whole range and each of its pages. Kinds are named `file`,
 //! `anon`, `flush`, `madv`; only those whose model function exists are offered. The extended
-//! kind `fault` (a write fault under the per-VMA lock at each page of each private writable
-//! VMA) is offered only when named, so that a scope naming no kinds explores what it did
+//! kinds `fault` (a write fault under the per-VMA lock at each page of each private writable
+//! VMA) and `uprobe` (uprobe registration's walk of the file tree, per mapping and pgoff as
+//! `file`) are offered only when named, so that a scope naming no kinds explores what it did
 //! before issue 14.
 
 use crate::exec::host::{ObjKind, Value};
@@ -38,6 +39,9 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
             let args = vec![Value::Obj(ObjKind::Mapping, m as u32), Value::Int(p as i64)];
             if on("file") {
                 push("rmap_walk_file", args.clone());
+            }
+            if named("uprobe") {
+                push("uprobe_register_walk", args.clone());
             }
             if on("flush") {
                 push("flush_dcache_walk", args);

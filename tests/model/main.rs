@@ -17,4 +17,5 @@ mod patch_models;
 mod remap;
 mod stack;
 mod symmetry;
+mod uprobe_walk;
 mod world_basics;
