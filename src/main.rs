@@ -251,6 +251,10 @@ enum Cmd {
         /// function marked `transcribed`).
         #[arg(long)]
         diff: bool,
+        /// The table of the model's stand-ins for kernel helpers (default: `stand-ins.toml`
+        /// beside the model, if any).
+        #[arg(long)]
+        stand_ins: Option<PathBuf>,
     },
     /// Scaffold a patch model DIR/NAME.rmap (header template, the baseline's include and a copy
     /// of vma_complete() to edit) and its proof file PROOFS/patch-NAME.toml. Exit status: 0
@@ -509,11 +513,13 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             model,
             kernel,
             diff,
+            stand_ins,
         } => cmd::drift::drift(
             &cmd::drift::DriftArgs {
                 model,
                 kernel,
                 diff,
+                stand_ins,
             },
             out,
         ),
