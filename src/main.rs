@@ -260,6 +260,10 @@ enum Cmd {
         /// function marked `transcribed`).
         #[arg(long)]
         diff: bool,
+        /// The table of the model's stand-ins for kernel helpers (default: `stand-ins.toml`
+        /// beside the model, if any).
+        #[arg(long)]
+        stand_ins: Option<PathBuf>,
     },
     /// Scaffold a patch model DIR/NAME.rmap (header template, the baseline's include and a copy
     /// of vma_complete() to edit) and its proof file PROOFS/patch-NAME.toml. Exit status: 0
@@ -352,7 +356,9 @@ enum Cmd {
         /// Number of walker threads for generated walkers (default: the scope's, at least 1).
         #[arg(long)]
         walkers: Option<usize>,
-        /// Walker kinds to generate: file, anon, flush, madv (comma-separated; default all).
+        /// Walker kinds to generate: file, anon, flush, madv, and, only when named, fault (a write
+        /// fault under the per-VMA lock) and uprobe (uprobe registration's file-tree walk)
+        /// (comma-separated; default file, anon, flush, madv).
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
         /// A built-in scope or scope TOML giving `walkers` and `walker_kinds` defaults.
@@ -520,11 +526,13 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             model,
             kernel,
             diff,
+            stand_ins,
         } => cmd::drift::drift(
             &cmd::drift::DriftArgs {
                 model,
                 kernel,
                 diff,
+                stand_ins,
             },
             out,
         ),

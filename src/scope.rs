@@ -80,7 +80,8 @@ pub struct Scope {
     /// With `walkers > 0`: every call made from a state of depth below this also runs against
     /// every set of `walkers` walkers, in every interleaving.
     pub walker_depth: u32,
-    /// Walker kinds offered (`file`, `anon`, `flush`, `madv`); all when empty.
+    /// Walker kinds offered (`file`, `anon`, `flush`, `madv`, and `fault`, `uprobe` only when
+    /// named); the first four when empty.
     pub walker_kinds: Vec<String>,
     /// Symmetry reduction: worlds that differ only in the numbering of their mms are one state
     /// (`src/world/symmetry.rs`). Off by default; the verdicts are the same either way.
@@ -432,15 +433,23 @@ fn locate_key(text: &str, key: &str) -> (usize, usize) {
     (1, 1)
 }
 
-/// Every walker kind (`walker_kinds` of a scope, `--kind` of `interleave`), in the order calls are listed.
+/// Every walker kind offered when a scope or `interleave` names none, in the order calls are
+/// listed.
 pub(crate) const WALKER_KINDS: [&str; 4] = ["file", "anon", "flush", "madv"];
+
+/// Walker kinds offered only when named (issue 14's extended threads, like the extended entry
+/// points): `fault`, a write fault under the per-VMA lock; `uprobe`, the file-tree walk of uprobe
+/// registration.
+pub(crate) const EXTENDED_WALKER_KINDS: [&str; 2] = ["fault", "uprobe"];
 
 /// Reject unknown walker kind names.
 pub fn check_kinds(kinds: &[String]) -> Result<(), String> {
     for k in kinds {
-        if !WALKER_KINDS.contains(&k.as_str()) {
+        let k = k.as_str();
+        if !WALKER_KINDS.contains(&k) && !EXTENDED_WALKER_KINDS.contains(&k) {
             return Err(format!(
-                "unknown walker kind {k:?} (expected file, anon, flush or madv)"
+                "unknown walker kind {k:?} (expected file, anon, flush or madv, or one named \
+                 only: fault, uprobe)"
             ));
         }
     }

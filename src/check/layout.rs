@@ -99,6 +99,9 @@ pub(crate) fn check_locks_released(w: &World) -> Vec<Violation> {
         if !m.mmap_lock.is_free() {
             held(format!("mmap_lock of mm#{i}"));
         }
+        if m.page_table_lock.owner.is_some() {
+            held(format!("page_table_lock of mm#{i}"));
+        }
     }
     for (i, v) in w.vmas.iter().enumerate() {
         if v.vm_lock_readers != 0 {

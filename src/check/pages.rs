@@ -308,9 +308,10 @@ pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
             start: 0,
             end: u64::MAX,
         }),
-        "do_anonymous_fault" | "do_file_fault" | "do_stack_fault" => {
-            int(1).map(|addr| PteChange::Fault { mm, addr })
-        }
+        "do_anonymous_fault"
+        | "do_anonymous_fault_vma_lock"
+        | "do_file_fault"
+        | "do_stack_fault" => int(1).map(|addr| PteChange::Fault { mm, addr }),
         "sys_fork" => Some(PteChange::Fork { parent: mm }),
         "sys_shift_down" => (|| {
             let start = int(1)?;

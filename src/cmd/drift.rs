@@ -11,12 +11,18 @@
 //! Makefile. Exit status: 0 no drift, 1 drift (a function moved or gone, or a transcribed one
 //! differs), 2 bad input.
 //!
+//! Before the comparison the model function's tokens go through the model's stand-ins
+//! (`drift_stand_ins`: `stand-ins.toml` beside the model, or `--stand-ins FILE`), which rewrite
+//! each model builtin that stands for a kernel helper into the kernel's spelling, so that only
+//! real differences count.
+//!
 //! A definition is recognised textually: a line that starts in column 0, names FUNCTION
 //! followed by `(`, and does not end in `;` (a declaration) — the form the kernel's style
 //! gives function definitions and static inlines. Macro-generated functions (for example the
 //! interval tree's) are not found this way and are reported as gone; the report says so.
 
-use super::drift_text::{definition_text, token_diff};
+use super::drift_stand_ins::StandIns;
+use super::drift_text::{c_tokens, definition_text, token_diff_tokens};
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
 use std::collections::BTreeMap;
@@ -30,6 +36,25 @@ pub struct DriftArgs {
     pub kernel: PathBuf,
     /// Print the token diff of every function that differs.
     pub diff: bool,
+    /// The stand-ins table; none: `stand-ins.toml` beside the model, if there is one.
+    pub stand_ins: Option<PathBuf>,
+}
+
+/// The stand-ins table `drift` applies: the one given, else `stand-ins.toml` in the model's
+/// directory (the directory given, or the model file's), else none.
+fn stand_ins_for(a: &DriftArgs) -> Result<StandIns, String> {
+    if let Some(p) = &a.stand_ins {
+        return StandIns::load(p);
+    }
+    let dir = if a.model.is_dir() {
+        Some(a.model.as_path())
+    } else {
+        a.model.parent()
+    };
+    match dir.map(|d| d.join("stand-ins.toml")) {
+        Some(p) if p.is_file() => StandIns::load(&p),
+        _ => Ok(StandIns::default()),
+    }
 }
 
 /// Where a kernel function is now.
@@ -139,6 +164,10 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write) -> CmdResult {
             return Err(CmdError::text(d));
         }
     };
+    let stand_ins = match stand_ins_for(a) {
+        Ok(s) => s,
+        Err(e) => return Err(CmdError::line(format_args!("rmapcheck drift: {e}"))),
+    };
     let mut refs = BTreeMap::new();
     let mut transcribed = std::collections::BTreeSet::new();
     let mut helpers = 0;
@@ -165,6 +194,16 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write) -> CmdResult {
         a.kernel.display(),
         release(&a.kernel).unwrap_or_else(|| "unknown: no Makefile".into())
     )?;
+    match &stand_ins.source {
+        Some(p) => writeln!(
+            out,
+            "stand-ins: {} from {}, applied to the model's tokens",
+            stand_ins.len(),
+            p.display()
+        )?,
+        None => writeln!(out, "stand-ins: none (no stand-ins.toml beside the model)")?,
+    }
+    let mut rewritten = 0;
     let mut texts = Texts::new();
     let places = locate(&a.kernel, &refs, &mut texts);
     let (mut same, mut moved, mut gone) = (0, 0, 0);
@@ -200,7 +239,9 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write) -> CmdResult {
         let mark = transcribed.contains(model_fn);
         match (kernel_text, model_text) {
             (Some(k), Some(m)) => {
-                let d = token_diff(&m, &k);
+                let (mt, n) = stand_ins.apply(&c_tokens(&m));
+                rewritten += n;
+                let d = token_diff_tokens(&mt, &c_tokens(&k));
                 if d.in_sync() {
                     in_sync += 1;
                     writeln!(out, "{line}: in sync")?;
@@ -236,7 +277,7 @@ pub fn drift(a: &DriftArgs, out: &mut dyn Write) -> CmdResult {
     writeln!(
         out,
         "text: {in_sync} in sync, {differ} differ token by token ({bad_transcriptions} of them \
-         marked transcribed); the model is written in its own words, so a difference is a place \
+         marked transcribed; {rewritten} stand-in calls rewritten); the model is written in its own words, so a difference is a place \
          to read, not an error, unless the function is marked transcribed"
     )?;
     Ok(Exit::found_if(

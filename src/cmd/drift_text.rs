@@ -111,8 +111,13 @@ impl TokenDiff {
 }
 
 /// Compare `model` with `kernel` token by token.
+#[cfg(test)]
 pub(crate) fn token_diff(model: &str, kernel: &str) -> TokenDiff {
-    let (m, k) = (c_tokens(model), c_tokens(kernel));
+    token_diff_tokens(&c_tokens(model), &c_tokens(kernel))
+}
+
+/// Compare the tokens of a model function (stand-ins already rewritten) with the kernel's.
+pub(crate) fn token_diff_tokens(m: &[String], k: &[String]) -> TokenDiff {
     let (mt, kt) = (m.join("\n") + "\n", k.join("\n") + "\n");
     let d = TextDiff::from_lines(&mt, &kt);
     let changed = d

@@ -27,7 +27,8 @@ pub struct InterleaveArgs {
     pub walker: Vec<String>,
     /// How many walkers run next to the writer (generated walkers only).
     pub walkers: usize,
-    /// Walker kinds to generate (file, anon, flush, madv); all when empty.
+    /// Walker kinds to generate (file, anon, flush, madv; fault and uprobe only when named); the
+    /// first four when empty.
     pub kinds: Vec<String>,
     pub no_reduction: bool,
     pub max_states: usize,

@@ -16,6 +16,7 @@ pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod drift;
+mod drift_stand_ins;
 mod drift_text;
 pub mod formats;
 pub mod fuzz;

@@ -116,6 +116,7 @@ pub enum EntryPoint {
     ContractAdjustNext,
     ContractAdjustMiddle,
     MmapFixed,
+    AnonymousFaultVmaLock,
     Fork,
     Exit,
 }
@@ -201,7 +202,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 18] = [
+pub static TABLE: [Entry; 19] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -218,6 +219,7 @@ pub static TABLE: [Entry; 18] = [
     contract::ADJUST_NEXT,
     contract::ADJUST_MIDDLE,
     fixed::MMAP_FIXED,
+    syscalls::ANONYMOUS_FAULT_VMA_LOCK,
     syscalls::FORK,
     syscalls::EXIT,
 ];

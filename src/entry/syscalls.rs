@@ -401,6 +401,24 @@ fn anon_fault_offer(h: &Here, emit: Emit) {
     }
 }
 
+// ---- do_anonymous_fault_vma_lock: the same write fault, under the per-VMA lock
+
+/// The write fault of [`ANONYMOUS_FAULT`] as the kernel runs it first: under the VMA's read
+/// lock alone, taking the mmap lock with a trylock to prepare an anon_vma (extended tier).
+/// The same calls are offered and picked; sequentially it ends as `do_anonymous_fault` does.
+pub(crate) const ANONYMOUS_FAULT_VMA_LOCK: Entry = Entry {
+    offer: anon_fault_offer,
+    pick: anon_fault_pick,
+    tier: super::Tier::Extended,
+    ..callers(
+        EntryPoint::AnonymousFaultVmaLock,
+        "do_anonymous_fault_vma_lock",
+        "write fault under the per-VMA lock (lock_vma_under_rcu, vmf_anon_prepare)",
+        MM_PAGE,
+        Site::Page,
+    )
+};
+
 /// The page of a fault: `at`'s low 7 bits modulo the VMA's pages.
 fn fault_page(p: &Pick) -> Option<(u64, bool)> {
     let x = p.vma()?.x;

@@ -46,6 +46,8 @@ pub enum Class {
     IMmap,
     Flush,
     AnonLock,
+    /// `mm->page_table_lock`.
+    PageTable,
     /// Anything (an unknown builtin).
     All,
 }
@@ -141,7 +143,10 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
         "anon_vma_lock_read" | "anon_vma_unlock_read" => vec![(AnonLock, Read), (AnonMeta, Read)],
         "mmap_write_lock" => vec![(MmapLock, Write)],
         "mmap_write_unlock" => vec![(MmapLock, Write), (VmaLock, Write)],
-        "mmap_read_lock" | "mmap_read_unlock" => vec![(MmapLock, Read)],
+        "mmap_read_lock" | "mmap_read_unlock" | "mmap_read_trylock" | "mmap_assert_locked" => {
+            vec![(MmapLock, Read)]
+        }
+        "page_table_lock" | "page_table_unlock" => vec![(PageTable, Write)],
         "vma_start_write" => vec![(VmaLock, Write), (MmapLock, Read), (Lifecycle, Read)],
         "vma_start_read" | "vma_end_read" => {
             vec![(VmaLock, Read), (Bounds, Read), (Lifecycle, Read)]
@@ -206,6 +211,8 @@ pub(crate) fn op_footprint(prog: &Program, op: &Op) -> Footprint {
                     (Class::MmList, Mode::Read),
                 ]);
             }
+            // A write of vma->anon_vma checks which locks the writing thread holds: no other
+            // thread's step changes that, so it adds no class here.
             fp
         }
         Op::Builtin(id, _) => builtin_footprint(prog.builtin_name(*id)),

@@ -1,8 +1,8 @@
 //! The lock-order graph: an edge A -> B for every time a thread acquired a lock of class B while
 //! holding one of class A, over every step of every run explored. `lock-order` holds when the
 //! graph has no cycle and every edge goes down the order documented at the top of mm/rmap.c,
-//! restated: mmap_lock, (per-VMA lock), i_mmap_rwsem, anon_vma->rwsem, and much further down
-//! the i_pages lock that flush_dcache_mmap_lock() takes on arm/parisc. Self-edges (two locks of
+//! restated: mmap_lock, (per-VMA lock), i_mmap_rwsem, anon_vma->rwsem, mm->page_table_lock,
+//! and much further down the i_pages lock that flush_dcache_mmap_lock() takes on arm/parisc. Self-edges (two locks of
 //! one class, e.g. fork's parent and child mmap_lock, annotated as nesting in the kernel) are
 //! shown but not judged.
 

@@ -1,19 +1,25 @@
 //! The walker calls offered against a writer in a world: one per walker kind and target, for
 //! every pgoff a VMA maps (file and flush_dcache walks per mapping, anon walks per anon_vma) and,
 //! for MADV_DONTNEED, each VMA's whole range and each of its pages. Kinds are named `file`,
-//! `anon`, `flush`, `madv`; only those whose model function exists are offered.
+//! `anon`, `flush`, `madv`; only those whose model function exists are offered. The extended
+//! kinds `fault` (a write fault under the per-VMA lock at each page of each private writable
+//! VMA) and `uprobe` (uprobe registration's walk of the file tree, per mapping and pgoff as
+//! `file`) are offered only when named, so that a scope naming no kinds explores what it did
+//! before issue 14.
 
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
+use crate::world::builtins::{VM_SHARED, VM_WRITE};
 use crate::world::scenario::Call;
 use crate::world::World;
 use std::collections::BTreeSet;
 
 pub use crate::scope::check_kinds;
 
-/// Walker calls for `w` of the given kinds (all when empty).
+/// Walker calls for `w` of the given kinds (all but the extended ones when empty).
 pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
     let on = |k: &str| kinds.is_empty() || kinds.iter().any(|x| x == k);
+    let named = |k: &str| kinds.iter().any(|x| x == k);
     let mut out = Vec::new();
     let mut push = |f: &str, args: Vec<Value>| {
         if prog.function(f).is_some() {
@@ -33,6 +39,9 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
             let args = vec![Value::Obj(ObjKind::Mapping, m as u32), Value::Int(p as i64)];
             if on("file") {
                 push("rmap_walk_file", args.clone());
+            }
+            if named("uprobe") {
+                push("uprobe_register_walk", args.clone());
             }
             if on("flush") {
                 push("flush_dcache_walk", args);
@@ -83,6 +92,25 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
                         Value::Int(e as i64),
                     ],
                 );
+            }
+        }
+    }
+    if named("fault") {
+        for (m, mm) in w.mms.iter().enumerate() {
+            if mm.freed {
+                continue;
+            }
+            for (&s, &(e, v)) in &mm.vmas {
+                let f = w.vmas[v as usize].vm_flags;
+                if f & VM_SHARED != 0 || f & VM_WRITE == 0 {
+                    continue;
+                }
+                for a in s..e {
+                    push(
+                        "do_anonymous_fault_vma_lock",
+                        vec![Value::Obj(ObjKind::Mm, m as u32), Value::Int(a as i64)],
+                    );
+                }
             }
         }
     }

@@ -218,6 +218,15 @@ pub fn choice(op: &AbstractOp) -> (&'static [EntryPoint], Choice) {
                 ..c
             },
         ),
+        FaultVmaLock { mm, vma, off } => (
+            &[E::AnonymousFaultVmaLock],
+            Choice {
+                mm,
+                vma,
+                at: off,
+                ..c
+            },
+        ),
     }
 }
 

@@ -125,6 +125,12 @@ pub enum AbstractOp {
         pgoff: u8,
         shared: bool,
     },
+    /// do_anonymous_fault_vma_lock (issue 14): a write fault under the per-VMA lock.
+    FaultVmaLock {
+        mm: u8,
+        vma: u8,
+        off: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -303,7 +309,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 17;
+    const VARIANTS: u64 = 18;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -364,6 +370,7 @@ impl AbstractOp {
                 pgoff,
                 shared,
             } => (16, vec![*mm, *vma, *file, *start, *len, *pgoff, b(shared)]),
+            FaultVmaLock { mm, vma, off } => (17, vec![*mm, *vma, *off]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

@@ -113,8 +113,20 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
         ));
     };
     match p {
-        Mmap | Munmap | Mprotect | MremapExpand | MremapShrink | MremapMove | MmapGrowsdown
-        | StackFault | Fork | Exit | AnonymousFault | FileFault | MmapFixed => Ok(p),
+        Mmap
+        | Munmap
+        | Mprotect
+        | MremapExpand
+        | MremapShrink
+        | MremapMove
+        | MmapGrowsdown
+        | StackFault
+        | Fork
+        | Exit
+        | AnonymousFault
+        | AnonymousFaultVmaLock
+        | FileFault
+        | MmapFixed => Ok(p),
         ShiftDown => Err("exec's stack move (relocate_vma_down) has no system call".into()),
         ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
             Err("contract-mode internal function: no system call passes these arguments".into())
@@ -303,7 +315,8 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 new_start,
             }
         }
-        AnonymousFault | FileFault => {
+        // a store or a read: the running kernel takes the per-VMA lock path first by itself
+        AnonymousFault | AnonymousFaultVmaLock | FileFault => {
             let page = int(call, 1)?;
             let (_, _, flags) = vma_at(w, mm, page)
                 .ok_or_else(|| format!("{call}: no VMA at page {page} in the model"))?;

@@ -144,6 +144,11 @@ fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
         AnonymousFault => {
             format!("write fault({}, page {})", obj(c, 0), n(c, 1))
         }
+        AnonymousFaultVmaLock => format!(
+            "write fault under the per-VMA lock({}, page {})",
+            obj(c, 0),
+            n(c, 1)
+        ),
         FileFault => format!("file read fault({}, page {})", obj(c, 0), n(c, 1)),
         ContractSplit => format!(
             "__split_vma({}, at {}, {})",

@@ -64,22 +64,25 @@ pub struct ReadSection {
 /// Lock classes of the lock-order graph, in the order documented at the top of mm/rmap.c
 /// (restated): mmap_lock, then the per-VMA lock (not in that comment: taken under the mmap
 /// lock by writers, instead of it by readers), then i_mmap_rwsem, then the anon_vma root rwsem,
-/// then the i_pages lock that `flush_dcache_mmap_lock()` takes on arm/parisc.
+/// then `mm->page_table_lock`, then the i_pages lock that `flush_dcache_mmap_lock()` takes on
+/// arm/parisc.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LockClass {
     MmapLock,
     VmaLock,
     IMmapRwsem,
     AnonVmaRwsem,
+    PageTableLock,
     FlushDcache,
 }
 
 impl LockClass {
-    pub const ALL: [LockClass; 5] = [
+    pub const ALL: [LockClass; 6] = [
         LockClass::MmapLock,
         LockClass::VmaLock,
         LockClass::IMmapRwsem,
         LockClass::AnonVmaRwsem,
+        LockClass::PageTableLock,
         LockClass::FlushDcache,
     ];
 
@@ -94,6 +97,7 @@ impl LockClass {
             LockClass::VmaLock => "vma_lock",
             LockClass::IMmapRwsem => "i_mmap_rwsem",
             LockClass::AnonVmaRwsem => "anon_vma_rwsem",
+            LockClass::PageTableLock => "page_table_lock",
             LockClass::FlushDcache => "flush_dcache(i_pages)",
         }
     }
@@ -398,6 +402,9 @@ impl World {
             .any(|a| a.rwsem.held_read_by(t) || a.rwsem.held_write_by(t))
         {
             out.insert(LockClass::AnonVmaRwsem);
+        }
+        if self.mms.iter().any(|m| m.page_table_lock.held_by(t)) {
+            out.insert(LockClass::PageTableLock);
         }
         out
     }

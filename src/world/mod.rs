@@ -103,6 +103,7 @@ impl World {
             map_count: 0,
             mmap_lock: Default::default(),
             mm_lock_seq: 0,
+            page_table_lock: Default::default(),
             freed: false,
             ptes: Default::default(),
         });

@@ -19,6 +19,9 @@ pub struct Mm {
     /// `mm_lock_seq`: bumped when the mmap write lock is released; a VMA is write-locked while
     /// its `vm_lock_seq` equals this.
     pub mm_lock_seq: u64,
+    /// `mm->page_table_lock`: serialises the setting of `vma->anon_vma` by faults that hold
+    /// the mmap lock only for read (`__anon_vma_prepare`).
+    pub page_table_lock: Mutex,
     pub freed: bool,
     /// Ghost page table (`src/world/pages.rs`): address to the folio its pte maps.
     pub ptes: super::pages::PageTable,

@@ -156,3 +156,97 @@ fn drift_on_a_real_kernel_tree_when_given() {
     );
     assert!(out.contains("text: "), "{out}");
 }
+
+/// The model's stand-ins for kernel helpers: a transcribed function that calls the model's
+/// builtins (`page_table_lock(mm)`, `anon_rmap_tree_insert(avc, anon_vma)`) is in sync with
+/// kernel-style C that spells them `spin_lock(&mm->page_table_lock)` and
+/// `anon_vma_interval_tree_insert(avc, &anon_vma->rb_root)`, once the table is applied; a real
+/// change is still reported; a bad table is bad input.
+#[test]
+fn drift_applies_the_stand_ins_before_the_token_diff() {
+    let k = scratch("drift-stand-ins");
+    write(
+        &k,
+        "mm/rmap.c",
+        "/* our own fixture */\nint link_it(struct vm_area_struct *vma, struct anon_vma_chain *avc,\n\
+         \t    struct anon_vma *anon_vma)\n{\n\tstruct mm_struct *mm = vma->vm_mm;\n\n\
+         \tspin_lock(&mm->page_table_lock);\n\tif (!vma->anon_vma) {\n\
+         \t\tvma->anon_vma = anon_vma;\n\
+         \t\tanon_vma_interval_tree_insert(avc, &anon_vma->rb_root);\n\t}\n\
+         \tspin_unlock(&mm->page_table_lock);\n\treturn 0;\n}\n\n\
+         int unlink_it(struct anon_vma_chain *avc, struct anon_vma *anon_vma)\n{\n\
+         \tanon_vma_interval_tree_remove(avc, &anon_vma->rb_root);\n\treturn 1;\n}\n",
+    );
+    let dir = k.join("model");
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = dir.join("m.rmap");
+    std::fs::write(
+        &m,
+        "// kernel: mm/rmap.c link_it transcribed\n\
+         int link_it(struct vm_area_struct *vma, struct anon_vma_chain *avc,\n\
+         \t    struct anon_vma *anon_vma)\n{\n\tstruct mm_struct *mm = vma->vm_mm;\n\n\
+         \tpage_table_lock(mm);\n\tif (!vma->anon_vma) {\n\t\tvma->anon_vma = anon_vma;\n\
+         \t\tanon_rmap_tree_insert(avc, anon_vma);\n\t}\n\tpage_table_unlock(mm);\n\
+         \treturn 0;\n}\n\
+         // kernel: mm/rmap.c unlink_it transcribed\n\
+         int unlink_it(struct anon_vma_chain *avc, struct anon_vma *anon_vma)\n{\n\
+         \tanon_rmap_tree_remove(avc, anon_vma);\n\treturn 0;\n}\n",
+    )
+    .unwrap();
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+            .arg("drift")
+            .arg(&m)
+            .arg("--kernel")
+            .arg(&*k)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    // no table beside the model: both transcribed functions differ
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("stand-ins: none"), "{out}");
+    assert!(out.contains("2 of them marked transcribed"), "{out}");
+    // the repository's table, beside the model: link_it is in sync, unlink_it's real change
+    // (return 1 against return 0) is all that is left of it
+    std::fs::copy("models/v7.3-rc4/stand-ins.toml", dir.join("stand-ins.toml")).unwrap();
+    let (code, out, _) = run(&[]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("stand-ins: 15 from "), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ok     link_it ") && l.ends_with(": in sync")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("ok     unlink_it ")
+            && l.contains(": differs, 2 of ")
+            && l.contains("(marked transcribed)")),
+        "{out}"
+    );
+    assert!(out.contains("-0\n+1\n"), "{out}");
+    assert!(out.contains("4 stand-in calls rewritten"), "{out}");
+    // a table given on the command line wins; a bad one is bad input with its position
+    let bad = k.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[stand_in]]\nmodel = \"f($a)\"\nkernel = \"g($b)\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(&["--stand-ins".as_ref(), bad.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("bad.toml:2:") && err.contains("$b does not appear"),
+        "{err}"
+    );
+    std::fs::write(&bad, "[[stand_in]]\nmodel = 1\n").unwrap();
+    let (code, _, err) = run(&["--stand-ins".as_ref(), bad.as_os_str()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad.toml:2:"), "{err}");
+}

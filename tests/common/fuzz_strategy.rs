@@ -63,6 +63,7 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
         }),
         (b, b, b).prop_map(|(mm, start, len)| AbstractOp::MmapGrowsdown { mm, start, len }),
         (b, b, b).prop_map(|(mm, vma, below)| AbstractOp::StackFault { mm, vma, below }),
+        (b, b, b).prop_map(|(mm, vma, off)| AbstractOp::FaultVmaLock { mm, vma, off }),
         (b, b, b, b, b, b).prop_map(|(mm, vma, start, len, grow, dest)| {
             AbstractOp::MremapMove {
                 mm,

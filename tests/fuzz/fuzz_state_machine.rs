@@ -162,7 +162,7 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
             pages.push(copy);
         }
         "sys_exit" => pages[m].clear(),
-        "do_anonymous_fault" | "do_file_fault" => {}
+        "do_anonymous_fault" | "do_anonymous_fault_vma_lock" | "do_file_fault" => {}
         other => panic!("the reference does not model {other}"),
     }
 }

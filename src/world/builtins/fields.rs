@@ -125,7 +125,8 @@ const VMA_FIELDS: &[FieldRow] = &[
         "anon_vma",
         Ty::Ptr(ObjKind::AnonVma),
         |w, i| Ok(World::opt(ObjKind::AnonVma, w.vmas[i].anon_vma)),
-        Some(|w, _, _, i, v, f| {
+        Some(|w, t, _, i, v, f| {
+            w.check_anon_vma_write(t, i as u32);
             w.vmas[i].anon_vma = w.opt_id(v, ObjKind::AnonVma, f)?;
             Ok(())
         }),

@@ -1,6 +1,8 @@
 //! The lock builtins: the rmap locks (`i_mmap_lock_*`, `flush_dcache_mmap_*`,
 //! `anon_vma_lock_*` on the root anon_vma's rwsem), `mmap_*_lock`, and the per-VMA locks
-//! (`vma_start_write`, `vma_start_read`, `vma_end_read`, `vma_assert_write_locked`).
+//! (`vma_start_write`, `vma_start_read`, `vma_end_read`, `vma_assert_write_locked`), and
+//! `mm->page_table_lock` (`page_table_lock` / `page_table_unlock`, standing for
+//! `spin_lock(&mm->page_table_lock)` and its unlock).
 //!
 //! An acquisition that cannot be had blocks (the thread retries later, nothing changed); a
 //! release of a lock the thread does not hold is `lock-discipline`. Every successful
@@ -30,7 +32,8 @@ impl World {
             "i_mmap_lock_write" | "i_mmap_lock_read" => Some(LockClass::IMmapRwsem),
             "flush_dcache_mmap_lock" => Some(LockClass::FlushDcache),
             "anon_vma_lock_write" | "anon_vma_lock_read" => Some(LockClass::AnonVmaRwsem),
-            "mmap_write_lock" | "mmap_read_lock" => Some(LockClass::MmapLock),
+            "mmap_write_lock" | "mmap_read_lock" | "mmap_read_trylock" => Some(LockClass::MmapLock),
+            "page_table_lock" => Some(LockClass::PageTableLock),
             _ => None,
         };
         let held = class.map(|_| self.held_classes(t));
@@ -48,6 +51,27 @@ impl World {
             "mmap_write_lock" | "mmap_read_lock" | "mmap_write_unlock" | "mmap_read_unlock" => {
                 self.mmap_lock_op(t, op, args)?
             }
+            "mmap_read_trylock" => {
+                let mm = self.obj(args[0], ObjKind::Mm, op)?;
+                let got = self.mms[mm as usize].mmap_lock.try_read(t);
+                if !got {
+                    // a failed trylock takes nothing: no lock-order edge
+                    return Ok(Value::Bool(false));
+                }
+                Value::Bool(true)
+            }
+            "mmap_assert_locked" => {
+                let mm = self.obj(args[0], ObjKind::Mm, op)?;
+                let l = &self.mms[mm as usize].mmap_lock;
+                if !l.held_read_by(t) && !l.held_write_by(t) {
+                    self.violate(
+                        Invariant::LockDiscipline,
+                        format!("mmap_assert_locked(mm#{mm}): thread {t} holds no mmap_lock"),
+                    );
+                }
+                Value::Void
+            }
+            "page_table_lock" | "page_table_unlock" => self.page_table_lock_op(t, op, args)?,
             _ => return fault(format!("unknown lock builtin {op}")),
         };
         if let (Some(c), Some(h)) = (class, held) {
@@ -120,6 +144,52 @@ impl World {
             self.bad_unlock(t, op, format!("mm#{mm} mmap_lock"));
         }
         Ok(Value::Void)
+    }
+
+    /// `mm->page_table_lock`, a spinlock.
+    fn page_table_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
+        let mm = self.obj(args[0], ObjKind::Mm, op)?;
+        let l = &mut self.mms[mm as usize].page_table_lock;
+        if op == "page_table_lock" {
+            return acquired(l.try_lock(t));
+        }
+        if !l.unlock(t) {
+            self.bad_unlock(t, op, format!("mm#{mm} page_table_lock"));
+        }
+        Ok(Value::Void)
+    }
+
+    /// `lock-discipline` for a write of `vma->anon_vma`: with the mmap lock of the VMA's mm
+    /// held only for read (or only the VMA's read lock), the writer must hold the mm's
+    /// page_table_lock and the mmap lock (`__anon_vma_prepare`: "page_table_lock to protect
+    /// against threads"; the field is "serialized by page_table_lock"). A writer holding the
+    /// mmap lock for write excludes every other writer, and one holding no lock of the mm at
+    /// all is setting up an object no other thread can reach yet.
+    pub(super) fn check_anon_vma_write(&mut self, t: ThreadId, v: u32) {
+        let Some(mm) = self.vmas[v as usize].vm_mm else {
+            return;
+        };
+        let m = &self.mms[mm as usize];
+        if m.mmap_lock.held_write_by(t) {
+            return;
+        }
+        let read = m.mmap_lock.held_read_by(t);
+        let vma_read = self.vmas[v as usize].vm_lock_readers & (1 << t) != 0;
+        if !read && !vma_read {
+            return;
+        }
+        let ptl = m.page_table_lock.held_by(t);
+        if !read || !ptl {
+            let lacks = match (read, ptl) {
+                (false, false) => "the mmap_lock and the page_table_lock",
+                (false, true) => "the mmap_lock",
+                _ => "the page_table_lock",
+            };
+            self.violate(
+                Invariant::LockDiscipline,
+                format!("vma#{v}->anon_vma set by thread {t} without {lacks} of mm#{mm}"),
+            );
+        }
     }
 
     /// The per-VMA lock: a VMA is write-locked while its `vm_lock_seq` equals its mm's
