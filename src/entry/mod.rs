@@ -24,7 +24,9 @@
 //! 2. Add a variant to [`EntryPoint`] and one [`Entry`] to [`TABLE`] at the same index; the
 //!    table's order is the order in which the alphabet offers calls (see [`Site`]), so put a new
 //!    record where its calls should come (appending before `sys_fork` keeps every existing
-//!    alphabet order). Give it its name, mode, argument kinds, site, and three functions:
+//!    alphabet order). Give it its name, mode, [`Tier`] (`Extended` for a path that would
+//!    grow every scope's search: offered only by scopes that ask for it), argument kinds,
+//!    site, and three functions:
 //!    `offer` (every tuple at its site, within [`offer::Bounds`]), `pick` (one tuple from a
 //!    [`pick::Choice`], or `None`) and `requires` (the preconditions, each failing rule with
 //!    its own message). Callers-mode functions sit in `syscalls.rs` (those that move a VMA or
