@@ -14,32 +14,20 @@
 //! arguments lies in their components, besides the objects it allocates.
 
 use super::{Folio, World};
+use petgraph::unionfind::UnionFind;
 
-/// Union-find over the world's mms, files and anon_vmas (address_spaces count as their
-/// file's; VMAs and AVCs as their mm's and anon_vma's).
+/// The components of the world's mms, files and anon_vmas (address_spaces count as their
+/// file's; VMAs and AVCs as their mm's and anon_vma's): petgraph's union-find over one index
+/// per object. Component ids are only compared with each other within one `Components`.
 pub(crate) struct Components {
-    parent: Vec<u32>,
+    sets: UnionFind<u32>,
     mms: usize,
     files: usize,
 }
 
 impl Components {
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let up = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = up;
-            x = up;
-        }
-        x
-    }
-
     fn join(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            // the smaller root wins: the same components for the same world, whatever the order
-            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            self.parent[hi as usize] = lo;
-        }
+        self.sets.union(a, b);
     }
 
     fn file(&self, f: u32) -> u32 {
@@ -52,12 +40,12 @@ impl Components {
 
     /// The component of mm `m` (`None` for an id that names no mm).
     pub(crate) fn of_mm(&mut self, m: u32) -> Option<u32> {
-        ((m as usize) < self.mms).then(|| self.find(m))
+        ((m as usize) < self.mms).then(|| self.sets.find_mut(m))
     }
 
     /// The component of file `f` (`None` for an id that names no file).
     pub(crate) fn of_file(&mut self, f: u32) -> Option<u32> {
-        ((f as usize) < self.files).then(|| self.find(self.file(f)))
+        ((f as usize) < self.files).then(|| self.sets.find_mut(self.file(f)))
     }
 }
 
@@ -67,7 +55,7 @@ impl World {
     pub(crate) fn components(&self) -> Components {
         let (nm, nf, na) = (self.mms.len(), self.files.len(), self.anon_vmas.len());
         let mut c = Components {
-            parent: (0..(nm + nf + na) as u32).collect(),
+            sets: UnionFind::new(nm + nf + na),
             mms: nm,
             files: nf,
         };
