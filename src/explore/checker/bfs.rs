@@ -99,7 +99,7 @@ struct Search<'a, T: TransitionSystem> {
     next: Frontier<T::State>,
     /// With [`TransitionSystem::MERGES`]: where each state first reached at the next level
     /// sits in `next`, so that a later arrival is merged into it.
-    at_next: std::collections::HashMap<u64, usize>,
+    at_next: nohash_hasher::IntMap<u64, usize>,
     stats: Stats,
     /// A state was left unexpanded (the depth bound, or the system's cut).
     cut: bool,
