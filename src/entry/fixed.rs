@@ -3,12 +3,12 @@
 //! least one VMA (plain `sys_mmap` keeps the free ranges) and at most [`MAX_REPLACED`] (the
 //! model's side tree of gathered VMAs has that many slots, models/v7.3-rc4/lib/vms.rmap).
 
-use super::offer::{int, Here};
+use super::offer::Here;
 use super::pick::{Pick, SPACE};
 use super::require::At;
 use super::Arg::*;
 use super::{Entry, EntryPoint, Mode, Site, Tier};
-use crate::exec::host::{ObjKind, Value};
+use crate::exec::host::Value;
 use crate::world::World;
 
 type Emit<'a> = &'a mut dyn FnMut(Vec<Value>);
@@ -55,26 +55,7 @@ fn fixed_offer(h: &Here, emit: Emit) {
             if n == 0 || n > MAX_REPLACED {
                 continue;
             }
-            let mapping = |f: Value, pg: u64, sh: bool| {
-                vec![mmv, f, int(s), int(e), int(pg), Value::Bool(sh)]
-            };
-            emit(mapping(Value::Null, 0, false));
-            for &f in h.regular {
-                let fv = Value::Obj(ObjKind::File, f);
-                let mut pgoffs = vec![s];
-                if b.offsets {
-                    pgoffs.push(s + p);
-                }
-                for pg in pgoffs {
-                    emit(mapping(fv, pg, false));
-                    if b.shared {
-                        emit(mapping(fv, pg, true));
-                    }
-                }
-            }
-            for &f in h.dev_zero {
-                emit(mapping(Value::Obj(ObjKind::File, f), s, false));
-            }
+            super::syscalls::mappings(h, mmv, s, e, emit);
         }
     }
 }
@@ -90,16 +71,7 @@ fn fixed_pick(p: &Pick) -> Option<Vec<Value>> {
     if s >= e || !(1..=MAX_REPLACED).contains(&overlapped(p.w, p.mm, s, e)) {
         return None;
     }
-    let fi = c.file as usize % (p.w.files.len() + 1);
-    let (fv, pg, sh) = if fi == 0 {
-        (Value::Null, 0, false)
-    } else {
-        let f = (fi - 1) as u32;
-        let pg = super::pick::contract_pgoff(s, c.pgoff);
-        let sh = c.flag && !p.w.files[f as usize].dev_zero;
-        (Value::Obj(ObjKind::File, f), pg, sh)
-    };
-    Some(vec![p.mmv(), fv, int(s), int(e), int(pg), Value::Bool(sh)])
+    Some(super::syscalls::picked_mapping(p, s, e))
 }
 
 fn fixed_requires(a: &At) -> Result<(), String> {
@@ -116,10 +88,5 @@ fn fixed_requires(a: &At) -> Result<(), String> {
         }
         _ => {}
     }
-    if let Some(f) = a.obj(1) {
-        if a.w.files[f as usize].dev_zero && a.flag(5) {
-            return Err("shared /dev/zero mappings are not modelled".into());
-        }
-    }
-    Ok(())
+    super::syscalls::no_shared_dev_zero(a)
 }

@@ -66,32 +66,60 @@ fn mmap_offer(h: &Here, emit: Emit) {
             if (s..e).any(|a| h.used(a)) {
                 break;
             }
-            emit(vec![
-                mmv,
-                Value::Null,
-                int(s),
-                int(e),
-                int(0),
-                bool_v(false),
-            ]);
-            for &f in h.regular {
-                let fv = Value::Obj(ObjKind::File, f);
-                let mut pgoffs = vec![s];
-                if b.offsets {
-                    pgoffs.push(s + p);
-                }
-                for pg in pgoffs {
-                    emit(vec![mmv, fv, int(s), int(e), int(pg), bool_v(false)]);
-                    if b.shared {
-                        emit(vec![mmv, fv, int(s), int(e), int(pg), bool_v(true)]);
-                    }
-                }
-            }
-            for &f in h.dev_zero {
-                let fv = Value::Obj(ObjKind::File, f);
-                emit(vec![mmv, fv, int(s), int(e), int(s), bool_v(false)]);
+            mappings(h, mmv, s, e, emit);
+        }
+    }
+}
+
+/// Every mapping of `[s, e)` an mmap offers, in this order: anonymous, each regular file at
+/// pgoff `s` (and `s + pages` with `offsets`), private and (with `shared`) shared, and
+/// /dev/zero private (`sys_mmap` and `sys_mmap_fixed`).
+pub(super) fn mappings(h: &Here, mmv: Value, s: u64, e: u64, emit: Emit) {
+    let b = h.bounds;
+    let mapping = |f: Value, pg: u64, sh: bool| vec![mmv, f, int(s), int(e), int(pg), bool_v(sh)];
+    emit(mapping(Value::Null, 0, false));
+    for &f in h.regular {
+        let fv = Value::Obj(ObjKind::File, f);
+        let mut pgoffs = vec![s];
+        if b.offsets {
+            pgoffs.push(s + b.pages);
+        }
+        for pg in pgoffs {
+            emit(mapping(fv, pg, false));
+            if b.shared {
+                emit(mapping(fv, pg, true));
             }
         }
+    }
+    for &f in h.dev_zero {
+        emit(mapping(Value::Obj(ObjKind::File, f), s, false));
+    }
+}
+
+/// The mapping of `[s, e)` an mmap's pick makes: file `file - 1` (modulo the count) or
+/// anonymous for 0, at a pgoff from the choice, shared when the flag says so and the file is
+/// not /dev/zero (`sys_mmap` and `sys_mmap_fixed`).
+pub(super) fn picked_mapping(p: &Pick, s: u64, e: u64) -> Vec<Value> {
+    let c = p.c;
+    let fi = c.file as usize % (p.w.files.len() + 1);
+    let (fv, pg, sh) = if fi == 0 {
+        (Value::Null, 0, false)
+    } else {
+        let f = (fi - 1) as u32;
+        let pg = super::pick::contract_pgoff(s, c.pgoff);
+        let sh = c.flag && !p.w.files[f as usize].dev_zero;
+        (Value::Obj(ObjKind::File, f), pg, sh)
+    };
+    vec![p.mmv(), fv, int(s), int(e), int(pg), bool_v(sh)]
+}
+
+/// An mmap's rule on its file: a shared /dev/zero mapping is not modelled.
+pub(super) fn no_shared_dev_zero(a: &At) -> Result<(), String> {
+    match a.obj(1) {
+        Some(f) if a.w.files[f as usize].dev_zero && a.flag(5) => {
+            Err("shared /dev/zero mappings are not modelled".into())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -107,16 +135,7 @@ fn mmap_pick(p: &Pick) -> Option<Vec<Value>> {
         .or_else(|| gaps.first())?;
     let s = want.clamp(gs, ge - 1);
     let e = s + 1 + u64::from(c.len) % (ge - s).min(8);
-    let fi = c.file as usize % (p.w.files.len() + 1);
-    let (fv, pg, sh) = if fi == 0 {
-        (Value::Null, 0, false)
-    } else {
-        let f = (fi - 1) as u32;
-        let pg = super::pick::contract_pgoff(s, c.pgoff);
-        let sh = c.flag && !p.w.files[f as usize].dev_zero;
-        (Value::Obj(ObjKind::File, f), pg, sh)
-    };
-    Some(vec![p.mmv(), fv, int(s), int(e), int(pg), bool_v(sh)])
+    Some(picked_mapping(p, s, e))
 }
 
 fn mmap_requires(a: &At) -> Result<(), String> {
@@ -127,12 +146,7 @@ fn mmap_requires(a: &At) -> Result<(), String> {
     if a.w.mm_overlaps(a.mm, s, e) {
         return Err("the range is not free".into());
     }
-    if let Some(f) = a.obj(1) {
-        if a.w.files[f as usize].dev_zero && a.flag(5) {
-            return Err("shared /dev/zero mappings are not modelled".into());
-        }
-    }
-    Ok(())
+    no_shared_dev_zero(a)
 }
 
 // ---- sys_munmap: any range
