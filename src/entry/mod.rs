@@ -48,8 +48,8 @@ mod moves;
 pub mod offer;
 pub mod pages;
 pub mod pick;
-pub(crate) mod require;
 mod remap_ext;
+pub(crate) mod require;
 mod syscalls;
 
 use crate::exec::host::Value;

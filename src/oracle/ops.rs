@@ -506,7 +506,10 @@ mod tests {
             panic!("contract calls are not driven");
         };
         assert!(r.contains("contract-mode"), "{r}");
-        for call in ["setup_stack_growsup(mm#0, 5, 6)", "do_stack_fault_up(mm#0, 3)"] {
+        for call in [
+            "setup_stack_growsup(mm#0, 5, 6)",
+            "do_stack_fault_up(mm#0, 3)",
+        ] {
             let Translated::Skip(r) = tr(&w, call) else {
                 panic!("{call}: upward stacks are not driven");
             };
@@ -527,11 +530,17 @@ mod tests {
         assert!(e.contains("no VMA starts at 2"), "{e}");
         let e = translate(&w, &Call::parse("do_file_fault(mm#0, 0)").unwrap()).unwrap_err();
         assert!(e.contains("no VMA at page 0"), "{e}");
-        let e = translate(&w, &Call::parse("sys_mremap_move_shrink(mm#0, 1, 2, 2, 6)").unwrap())
-            .unwrap_err();
+        let e = translate(
+            &w,
+            &Call::parse("sys_mremap_move_shrink(mm#0, 1, 2, 2, 6)").unwrap(),
+        )
+        .unwrap_err();
         assert!(e.contains("not a shrinking move"), "{e}");
-        let e = translate(&w, &Call::parse("sys_mremap_dontunmap(mm#0, 2, 2, 6)").unwrap())
-            .unwrap_err();
+        let e = translate(
+            &w,
+            &Call::parse("sys_mremap_dontunmap(mm#0, 2, 2, 6)").unwrap(),
+        )
+        .unwrap_err();
         assert!(e.contains("not inside one VMA"), "{e}");
     }
 }

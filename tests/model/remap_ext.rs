@@ -90,7 +90,10 @@ fn dontunmap_moves_a_file_page() {
     assert_eq!(ptes, vec![5]);
 }
 
-const GROW_UP: [&str; 2] = ["setup_stack_growsup(mm#0, 1, 2)", "do_stack_fault_up(mm#0, 3)"];
+const GROW_UP: [&str; 2] = [
+    "setup_stack_growsup(mm#0, 1, 2)",
+    "do_stack_fault_up(mm#0, 3)",
+];
 
 /// The stack grows up to the faulting page, keeping its pgoff, and the page is mapped.
 #[test]
