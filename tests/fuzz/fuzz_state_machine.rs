@@ -186,7 +186,11 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
         "do_stack_fault_up" => {
             // the stack below the address grows up to cover it; its pgoff stays
             let addr = int(&a[1]);
-            let (_, &(end, _)) = w.mms[m].vmas.range(..addr).next_back().expect("a stack below");
+            let (_, &(end, _)) = w.mms[m]
+                .vmas
+                .range(..addr)
+                .next_back()
+                .expect("a stack below");
             let last = pages[m][&(end - 1)];
             for p in end..=addr {
                 pages[m].insert(p, (None, last.1 + (p - end + 1), false, true));
