@@ -243,7 +243,8 @@ pub enum PteChange {
         shift: u64,
     },
     /// mremap move: the ptes of `[old, old + old_len)` move to `new` (the rest of the new range,
-    /// when it grows, stays empty) and the old range is left empty.
+    /// when it grows, stays empty; past `new_len`, when it shrinks, they go) and the old range
+    /// is left empty (MREMAP_DONTUNMAP keeps its VMA).
     Remap {
         mm: u32,
         old: u64,
@@ -311,7 +312,8 @@ pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
         "do_anonymous_fault"
         | "do_anonymous_fault_vma_lock"
         | "do_file_fault"
-        | "do_stack_fault" => int(1).map(|addr| PteChange::Fault { mm, addr }),
+        | "do_stack_fault"
+        | "do_stack_fault_up" => int(1).map(|addr| PteChange::Fault { mm, addr }),
         "sys_fork" => Some(PteChange::Fork { parent: mm }),
         "sys_shift_down" => (|| {
             let start = int(1)?;
@@ -322,13 +324,25 @@ pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
                 shift: int(2)?,
             })
         })(),
-        "sys_mremap_move" => (|| {
+        // a shrinking move: the tail's ptes go, the rest moves (Remap empties the whole old range)
+        "sys_mremap_move" | "sys_mremap_move_shrink" => (|| {
             Some(PteChange::Remap {
                 mm,
                 old: int(1)?,
                 old_len: int(2)?,
                 new: int(4)?,
                 new_len: int(3)?,
+            })
+        })(),
+        // MREMAP_DONTUNMAP: the source VMA stays, empty
+        "sys_mremap_dontunmap" => (|| {
+            let len = int(2)?;
+            Some(PteChange::Remap {
+                mm,
+                old: int(1)?,
+                old_len: len,
+                new: int(3)?,
+                new_len: len,
             })
         })(),
         _ => None,

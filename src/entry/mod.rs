@@ -30,7 +30,8 @@
 //!    `offer` (every tuple at its site, within [`offer::Bounds`]), `pick` (one tuple from a
 //!    [`pick::Choice`], or `None`) and `requires` (the preconditions, each failing rule with
 //!    its own message). Callers-mode functions sit in `syscalls.rs` (those that move a VMA or
-//!    grow a stack in `moves.rs`), contract ones in `contract.rs`.
+//!    grow a stack in `moves.rs`, the extended moves and upward stacks in `remap_ext.rs`),
+//!    contract ones in `contract.rs`.
 //! 3. For the fuzzer: add an `AbstractOp` variant at the END of `fuzzing::input::AbstractOp`
 //!    (earlier positions would re-decode every committed corpus) and map it to the new entry
 //!    point in `fuzzing::concretise::choice`.
@@ -47,6 +48,7 @@ mod moves;
 pub mod offer;
 pub mod pages;
 pub mod pick;
+mod remap_ext;
 pub(crate) mod require;
 mod syscalls;
 
@@ -119,6 +121,10 @@ pub enum EntryPoint {
     ContractAdjustMiddle,
     MmapFixed,
     AnonymousFaultVmaLock,
+    MremapMoveShrink,
+    MremapDontunmap,
+    SetupStackGrowsup,
+    StackFaultUp,
     Fork,
     Exit,
 }
@@ -204,7 +210,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 19] = [
+pub static TABLE: [Entry; 23] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -222,6 +228,10 @@ pub static TABLE: [Entry; 19] = [
     contract::ADJUST_MIDDLE,
     fixed::MMAP_FIXED,
     syscalls::ANONYMOUS_FAULT_VMA_LOCK,
+    remap_ext::MREMAP_MOVE_SHRINK,
+    remap_ext::MREMAP_DONTUNMAP,
+    remap_ext::SETUP_STACK_GROWSUP,
+    remap_ext::STACK_FAULT_UP,
     syscalls::FORK,
     syscalls::EXIT,
 ];

@@ -227,6 +227,60 @@ pub fn choice(op: &AbstractOp) -> (&'static [EntryPoint], Choice) {
                 ..c
             },
         ),
+        MremapMoveShrink {
+            mm,
+            vma,
+            start,
+            len,
+            cut,
+            dest,
+        } => (
+            &[E::MremapMoveShrink],
+            Choice {
+                mm,
+                vma,
+                at: start,
+                len,
+                grow: cut,
+                dest,
+                ..c
+            },
+        ),
+        MremapDontunmap {
+            mm,
+            vma,
+            start,
+            len,
+            dest,
+        } => (
+            &[E::MremapDontunmap],
+            Choice {
+                mm,
+                vma,
+                at: start,
+                len,
+                dest,
+                ..c
+            },
+        ),
+        SetupStackGrowsup { mm, start, len } => (
+            &[E::SetupStackGrowsup],
+            Choice {
+                mm,
+                at: start,
+                len,
+                ..c
+            },
+        ),
+        StackFaultUp { mm, vma, above } => (
+            &[E::StackFaultUp],
+            Choice {
+                mm,
+                vma,
+                len: above,
+                ..c
+            },
+        ),
     }
 }
 

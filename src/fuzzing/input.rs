@@ -131,6 +131,35 @@ pub enum AbstractOp {
         vma: u8,
         off: u8,
     },
+    /// sys_mremap_move_shrink (issue 14): a sub-range of a VMA moved to a free range, shorter.
+    MremapMoveShrink {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+        cut: u8,
+        dest: u8,
+    },
+    /// sys_mremap_dontunmap (issue 14): a sub-range of a VMA moved, the source left mapped.
+    MremapDontunmap {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+        dest: u8,
+    },
+    /// setup_stack_growsup (issue 14): a VM_GROWSUP stack (CONFIG_STACK_GROWSUP).
+    SetupStackGrowsup {
+        mm: u8,
+        start: u8,
+        len: u8,
+    },
+    /// do_stack_fault_up (issue 14): a fault above a VM_GROWSUP VMA.
+    StackFaultUp {
+        mm: u8,
+        vma: u8,
+        above: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -309,7 +338,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 18;
+    const VARIANTS: u64 = 22;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -371,6 +400,23 @@ impl AbstractOp {
                 shared,
             } => (16, vec![*mm, *vma, *file, *start, *len, *pgoff, b(shared)]),
             FaultVmaLock { mm, vma, off } => (17, vec![*mm, *vma, *off]),
+            MremapMoveShrink {
+                mm,
+                vma,
+                start,
+                len,
+                cut,
+                dest,
+            } => (18, vec![*mm, *vma, *start, *len, *cut, *dest]),
+            MremapDontunmap {
+                mm,
+                vma,
+                start,
+                len,
+                dest,
+            } => (19, vec![*mm, *vma, *start, *len, *dest]),
+            SetupStackGrowsup { mm, start, len } => (20, vec![*mm, *start, *len]),
+            StackFaultUp { mm, vma, above } => (21, vec![*mm, *vma, *above]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

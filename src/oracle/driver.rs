@@ -162,7 +162,10 @@ fn serve(mut me: usize, cmd_r: &[RawFd], reply_w: &[RawFd], driver: libc::pid_t)
                     }
                 }
                 OP_MREMAP_MOVE => {
-                    let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+                    let mut flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+                    if c.e != 0 {
+                        flags |= libc::MREMAP_DONTUNMAP;
+                    }
                     let p = libc::mremap(
                         c.a as *mut libc::c_void,
                         c.b as usize,
@@ -394,6 +397,7 @@ impl Session {
                 old_len,
                 new_len,
                 new_start,
+                dontunmap,
                 ..
             } => {
                 let c = Cmd {
@@ -402,7 +406,7 @@ impl Session {
                     b: len(old_len),
                     c: len(new_len),
                     d: at(new_start),
-                    ..Cmd::default()
+                    e: u64::from(dontunmap),
                 };
                 (c, "mremap move")
             }

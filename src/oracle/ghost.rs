@@ -80,16 +80,21 @@ impl Ghost {
                 old_len,
                 new_len,
                 new_start,
+                dontunmap,
                 ..
             } => {
-                // written pages move with their ptes; the copy keeps the VMA's VM_ACCOUNT
+                // written pages move with their ptes (a shrinking move's tail goes); the copy
+                // keeps the VMA's VM_ACCOUNT, and so does a MREMAP_DONTUNMAP source (6.18
+                // clears only VM_LOCKED there)
                 let moved: Vec<u64> = wr
-                    .range(start..start + old_len)
+                    .range(start..start + old_len.min(new_len))
                     .map(|&p| p - start + new_start)
                     .collect();
                 let was_unaccounted = un.contains(&start);
                 drop_range(wr, start, start + old_len);
-                drop_range(un, start, start + old_len);
+                if !dontunmap {
+                    drop_range(un, start, start + old_len);
+                }
                 wr.extend(moved);
                 if was_unaccounted {
                     un.extend(new_start..new_start + new_len);

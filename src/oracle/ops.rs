@@ -53,13 +53,15 @@ pub enum KOp {
         new_len: u64,
     },
     /// mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of `[start, start + old_len)` to
-    /// `[new_start, new_start + new_len)`.
+    /// `[new_start, new_start + new_len)` (`new_len < old_len`: a shrinking move); with
+    /// `dontunmap`, MREMAP_DONTUNMAP too (equal lengths; the source stays mapped).
     MremapMove {
         mm: usize,
         start: u64,
         old_len: u64,
         new_len: u64,
         new_start: u64,
+        dontunmap: bool,
     },
     /// A write to one page: a store when the VMA is writable, else a forced write through
     /// /proc/self/mem (the kernel's FOLL_FORCE path breaks COW the same way).
@@ -126,8 +128,14 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
         | AnonymousFault
         | AnonymousFaultVmaLock
         | FileFault
-        | MmapFixed => Ok(p),
+        | MmapFixed
+        | MremapMoveShrink
+        | MremapDontunmap => Ok(p),
         ShiftDown => Err("exec's stack move (relocate_vma_down) has no system call".into()),
+        SetupStackGrowsup | StackFaultUp => Err(format!(
+            "{p} is CONFIG_STACK_GROWSUP (parisc) only: this kernel has no VM_GROWSUP stack to \
+             set up or grow (expand_upwards is not built), so kdiff cannot drive it"
+        )),
         ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
             Err("contract-mode internal function: no system call passes these arguments".into())
         }
@@ -313,6 +321,43 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
                 old_len,
                 new_len,
                 new_start,
+                dontunmap: false,
+            }
+        }
+        MremapMoveShrink => {
+            let (start, old_len) = (int(call, 1)?, int(call, 2)?);
+            let (new_len, new_start) = (int(call, 3)?, int(call, 4)?);
+            if new_len == 0 || new_len >= old_len {
+                return Err(format!("{call}: not a shrinking move"));
+            }
+            vma_at(w, mm, start)
+                .filter(|v| start + new_len <= v.1)
+                .ok_or_else(|| {
+                    format!("{call}: the part that moves is not inside one VMA of the model")
+                })?;
+            KOp::MremapMove {
+                mm,
+                start,
+                old_len,
+                new_len,
+                new_start,
+                dontunmap: false,
+            }
+        }
+        MremapDontunmap => {
+            let (start, len, new_start) = (int(call, 1)?, int(call, 2)?, int(call, 3)?);
+            vma_at(w, mm, start)
+                .filter(|v| len > 0 && start + len <= v.1)
+                .ok_or_else(|| {
+                    format!("{call}: the old range is not inside one VMA of the model")
+                })?;
+            KOp::MremapMove {
+                mm,
+                start,
+                old_len: len,
+                new_len: len,
+                new_start,
+                dontunmap: true,
             }
         }
         // a store or a read: the running kernel takes the per-VMA lock path first by itself
@@ -334,7 +379,8 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             mm,
             child: w.mms.len(),
         },
-        ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
+        ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle
+        | SetupStackGrowsup | StackFaultUp => {
             return Ok(Translated::Skip(format!("entry point {p} is not driven")))
         }
     };
@@ -412,6 +458,28 @@ mod tests {
             })
         );
         assert_eq!(
+            tr(&w, "sys_mremap_move_shrink(mm#0, 1, 2, 1, 6)"),
+            Translated::Op(KOp::MremapMove {
+                mm: 0,
+                start: 1,
+                old_len: 2,
+                new_len: 1,
+                new_start: 6,
+                dontunmap: false
+            })
+        );
+        assert_eq!(
+            tr(&w, "sys_mremap_dontunmap(mm#0, 2, 1, 6)"),
+            Translated::Op(KOp::MremapMove {
+                mm: 0,
+                start: 2,
+                old_len: 1,
+                new_len: 1,
+                new_start: 6,
+                dontunmap: true
+            })
+        );
+        assert_eq!(
             tr(&w, "sys_mmap_fixed(mm#0, NULL, 0, 2, 0, false)"),
             Translated::Op(KOp::Mmap {
                 mm: 0,
@@ -438,6 +506,15 @@ mod tests {
             panic!("contract calls are not driven");
         };
         assert!(r.contains("contract-mode"), "{r}");
+        for call in [
+            "setup_stack_growsup(mm#0, 5, 6)",
+            "do_stack_fault_up(mm#0, 3)",
+        ] {
+            let Translated::Skip(r) = tr(&w, call) else {
+                panic!("{call}: upward stacks are not driven");
+            };
+            assert!(r.contains("CONFIG_STACK_GROWSUP (parisc) only"), "{r}");
+        }
         let Translated::Skip(r) = tr(&w, "sys_madvise(mm#0, 1)") else {
             panic!("unknown entry points are not driven");
         };
@@ -453,5 +530,17 @@ mod tests {
         assert!(e.contains("no VMA starts at 2"), "{e}");
         let e = translate(&w, &Call::parse("do_file_fault(mm#0, 0)").unwrap()).unwrap_err();
         assert!(e.contains("no VMA at page 0"), "{e}");
+        let e = translate(
+            &w,
+            &Call::parse("sys_mremap_move_shrink(mm#0, 1, 2, 2, 6)").unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.contains("not a shrinking move"), "{e}");
+        let e = translate(
+            &w,
+            &Call::parse("sys_mremap_dontunmap(mm#0, 2, 2, 6)").unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.contains("not inside one VMA"), "{e}");
     }
 }

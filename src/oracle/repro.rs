@@ -236,7 +236,10 @@ fn emit(c: &mut String, op: &KOp, next: usize) {
             c.push_line(format_args!("\t\tif (mprotect(PAGE_AT({start}), {len} * PG, {prot}))\n\t\t\tdie(\"mprotect\");"))
         }
         KOp::Mremap { start, old_len, new_len, .. } => c.push_line(format_args!("\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG, 0) == MAP_FAILED)\n\t\t\tdie(\"mremap\");")),
-        KOp::MremapMove { start, old_len, new_len, new_start, .. } => c.push_line(format_args!("\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG,\n\t\t\t   MREMAP_MAYMOVE | MREMAP_FIXED, PAGE_AT({new_start})) == MAP_FAILED)\n\t\t\tdie(\"mremap move\");")),
+        KOp::MremapMove { start, old_len, new_len, new_start, dontunmap, .. } => {
+            let du = if dontunmap { " | MREMAP_DONTUNMAP" } else { "" };
+            c.push_line(format_args!("\t\tif (mremap(PAGE_AT({start}), {old_len} * PG, {new_len} * PG,\n\t\t\t   MREMAP_MAYMOVE | MREMAP_FIXED{du}, PAGE_AT({new_start})) == MAP_FAILED)\n\t\t\tdie(\"mremap move\");"))
+        }
         KOp::WriteFault { page, store: true, .. } => {
             c.push_line(format_args!("\t\t*(volatile char *)PAGE_AT({page}) = 1;\t/* write fault */"))
         }
@@ -293,6 +296,9 @@ const PRELUDE: &str = r#"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
 #endif
 
 #define HELPER static __attribute__((unused))

@@ -123,6 +123,32 @@ fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
             n(c, 3),
             n(c, 4)
         ),
+        MremapMoveShrink => format!(
+            "mremap({}, {}, {} pages, {} pages, MREMAP_MAYMOVE|MREMAP_FIXED, {}): shrinking move",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2),
+            n(c, 3),
+            n(c, 4)
+        ),
+        MremapDontunmap => format!(
+            "mremap({}, {}, {} pages, {} pages, MREMAP_MAYMOVE|MREMAP_FIXED|MREMAP_DONTUNMAP, {})",
+            obj(c, 0),
+            n(c, 1),
+            n(c, 2),
+            n(c, 2),
+            n(c, 3)
+        ),
+        SetupStackGrowsup => format!(
+            "exec's VM_GROWSUP stack({}, {}) (CONFIG_STACK_GROWSUP)",
+            obj(c, 0),
+            range(c, 1, 2)
+        ),
+        StackFaultUp => format!(
+            "write fault above a stack({}, page {}): expand_upwards (CONFIG_STACK_GROWSUP)",
+            obj(c, 0),
+            n(c, 1)
+        ),
         MmapGrowsdown => format!(
             "mmap({}, {}, anonymous, MAP_PRIVATE|MAP_GROWSDOWN)",
             obj(c, 0),

@@ -64,6 +64,25 @@ pub fn op_strategy() -> impl Strategy<Value = AbstractOp> {
         (b, b, b).prop_map(|(mm, start, len)| AbstractOp::MmapGrowsdown { mm, start, len }),
         (b, b, b).prop_map(|(mm, vma, below)| AbstractOp::StackFault { mm, vma, below }),
         (b, b, b).prop_map(|(mm, vma, off)| AbstractOp::FaultVmaLock { mm, vma, off }),
+        (b, b, b, b, b, b).prop_map(|(mm, vma, start, len, cut, dest)| {
+            AbstractOp::MremapMoveShrink {
+                mm,
+                vma,
+                start,
+                len,
+                cut,
+                dest,
+            }
+        }),
+        (b, b, b, b, b).prop_map(|(mm, vma, start, len, dest)| AbstractOp::MremapDontunmap {
+            mm,
+            vma,
+            start,
+            len,
+            dest
+        }),
+        (b, b, b).prop_map(|(mm, start, len)| AbstractOp::SetupStackGrowsup { mm, start, len }),
+        (b, b, b).prop_map(|(mm, vma, above)| AbstractOp::StackFaultUp { mm, vma, above }),
         (b, b, b, b, b, b).prop_map(|(mm, vma, start, len, grow, dest)| {
             AbstractOp::MremapMove {
                 mm,

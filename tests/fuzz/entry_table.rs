@@ -194,6 +194,9 @@ fn a_call_that_breaks_each_rule_is_refused() {
         "sys_fork(mm#0)",
         "sys_exit(mm#1)",
         "sys_mmap_fixed(mm#0, file#0, 1, 7, 1, true)",
+        "sys_mremap_move_shrink(mm#0, 6, 3, 1, 20)",
+        "sys_mremap_dontunmap(mm#0, 6, 1, 20)",
+        "setup_stack_growsup(mm#0, 4, 5)",
     ] {
         ok(&w, c);
     }
@@ -262,9 +265,51 @@ fn a_call_that_breaks_each_rule_is_refused() {
             "contract_adjust_next(mm#1, vma#4, 1, 0)",
             "next's pgoff would go below 0",
         ),
+        (
+            "sys_mremap_move_shrink(mm#0, 6, 2, 2, 20)",
+            "not a shrinking move",
+        ),
+        (
+            "sys_mremap_move_shrink(mm#0, 0, 4, 3, 20)",
+            "the part that moves is not inside one VMA",
+        ),
+        (
+            "sys_mremap_move_shrink(mm#0, 6, 2, 1, 7)",
+            "the new range overlaps the old one",
+        ),
+        (
+            "sys_mremap_move_shrink(mm#0, 6, 2, 1, 10)",
+            "the new range is not free",
+        ),
+        ("sys_mremap_dontunmap(mm#0, 5, 1, 20)", "no VMA at 5"),
+        (
+            "sys_mremap_dontunmap(mm#0, 6, 3, 20)",
+            "the old range is not inside one VMA",
+        ),
+        (
+            "sys_mremap_dontunmap(mm#0, 6, 1, 10)",
+            "the new range is not free",
+        ),
+        ("setup_stack_growsup(mm#0, 5, 5)", "empty range"),
+        ("setup_stack_growsup(mm#0, 1, 2)", "the range is not free"),
+        (
+            "do_stack_fault_up(mm#0, 6)",
+            "the address is mapped: no stack grows",
+        ),
+        (
+            "do_stack_fault_up(mm#0, 9)",
+            "no VM_GROWSUP VMA below the address",
+        ),
     ] {
         refused(&w, c, why);
     }
+    // a fault above a VM_GROWSUP stack is accepted once there is one
+    let stack = Call::parse("setup_stack_growsup(mm#0, 4, 5)").unwrap();
+    let mut up = w.clone();
+    assert!(apply(baseline(), &mut up, &stack, Default::default())
+        .failure
+        .is_none());
+    ok(&up, "do_stack_fault_up(mm#0, 5)");
     // the page-level rule: a faulted page in the tail a shrink would give up
     let fault = Call::parse("do_file_fault(mm#0, 3)").unwrap();
     assert!(apply(baseline(), &mut w, &fault, Default::default())

@@ -218,6 +218,45 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
             ),
         ),
         (
+            "remap-ext-moves-and-upward-stack",
+            raw(
+                one(),
+                false,
+                vec![
+                    Fault {
+                        mm: 0,
+                        vma: 0,
+                        off: 1,
+                    },
+                    MremapDontunmap {
+                        mm: 0,
+                        vma: 0,
+                        start: 0,
+                        len: 1,
+                        dest: 40,
+                    },
+                    MremapMoveShrink {
+                        mm: 0,
+                        vma: 0,
+                        start: 2,
+                        len: 1,
+                        cut: 0,
+                        dest: 50,
+                    },
+                    SetupStackGrowsup {
+                        mm: 0,
+                        start: 60,
+                        len: 0,
+                    },
+                    StackFaultUp {
+                        mm: 0,
+                        vma: 4,
+                        above: 2,
+                    },
+                ],
+            ),
+        ),
+        (
             "contract-adjust-shrink",
             raw(
                 world(

@@ -157,6 +157,45 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
                 pages[m].insert(p, (None, top.1 - (start - p), false, true));
             }
         }
+        "sys_mremap_move_shrink" | "sys_mremap_dontunmap" => {
+            let (s, ol, nl, n, keep) = if c.func == "sys_mremap_dontunmap" {
+                let l = int(&a[2]);
+                (int(&a[1]), l, l, int(&a[3]), true)
+            } else {
+                (int(&a[1]), int(&a[2]), int(&a[3]), int(&a[4]), false)
+            };
+            let (_, &(_, v)) = w.mms[m].vmas.range(..=s).next_back().expect("a VMA at s");
+            let x = &w.vmas[v as usize];
+            let fresh = x.is_anonymous() && x.anon_vma.is_none();
+            let moved: Vec<Page> = (s..s + nl).map(|p| pages[m][&p]).collect();
+            // a shrinking move unmaps the tail, then moves the rest; DONTUNMAP keeps the source
+            if !keep {
+                pages[m].retain(|&p, _| p < s || p >= s + ol);
+            }
+            for (i, pg) in moved.into_iter().enumerate() {
+                let i = i as u64;
+                let pg = if fresh { (pg.0, n + i, pg.2, pg.3) } else { pg };
+                pages[m].insert(n + i, pg);
+            }
+        }
+        "setup_stack_growsup" => {
+            for p in int(&a[1])..int(&a[2]) {
+                pages[m].insert(p, (None, p, false, true));
+            }
+        }
+        "do_stack_fault_up" => {
+            // the stack below the address grows up to cover it; its pgoff stays
+            let addr = int(&a[1]);
+            let (_, &(end, _)) = w.mms[m]
+                .vmas
+                .range(..addr)
+                .next_back()
+                .expect("a stack below");
+            let last = pages[m][&(end - 1)];
+            for p in end..=addr {
+                pages[m].insert(p, (None, last.1 + (p - end + 1), false, true));
+            }
+        }
         "sys_fork" => {
             let copy = pages[m].clone();
             pages.push(copy);

@@ -18,6 +18,7 @@ mod mutant_models;
 mod pages;
 mod patch_models;
 mod remap;
+mod remap_ext;
 mod stack;
 mod symmetry;
 mod uprobe_walk;

@@ -47,6 +47,9 @@ pub const VM_SHARED: i64 = 0x8;
 pub const VM_WRITE: i64 = 0x2;
 /// `VM_GROWSDOWN` (as the models' `#define`): a stack that grows down at a fault below it.
 pub(crate) const VM_GROWSDOWN: i64 = 0x100;
+/// `VM_GROWSUP` (as the models' `#define`, lib/stack.rmap): CONFIG_STACK_GROWSUP's stack, which
+/// grows up at a fault above it (parisc; x86 has none).
+pub(crate) const VM_GROWSUP: i64 = 0x100_0000;
 /// `VM_STACK_INCOMPLETE_SETUP` (as the models' `#define`): exec's stack before its move.
 pub(crate) const VM_STACK_INCOMPLETE_SETUP: i64 = 0x30000;
 
