@@ -16,4 +16,5 @@ mod patch_models;
 mod remap;
 mod stack;
 mod symmetry;
+mod undo;
 mod world_basics;

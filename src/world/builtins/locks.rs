@@ -1,5 +1,5 @@
 //! The lock builtins: the rmap locks (`i_mmap_lock_*`, `flush_dcache_mmap_*`,
-//! `anon_vma_lock_*` on the root anon_vma's rwsem), `mmap_*_lock`, and the per-VMA locks
+//! `anon_vma_lock_*` on the root anon_vma's rwsem), `mmap_*_lock`, `mmap_write_downgrade`, and the per-VMA locks
 //! (`vma_start_write`, `vma_start_read`, `vma_end_read`, `vma_assert_write_locked`).
 //!
 //! An acquisition that cannot be had blocks (the thread retries later, nothing changed); a
@@ -45,9 +45,11 @@ impl World {
             | "anon_vma_lock_read"
             | "anon_vma_unlock_write"
             | "anon_vma_unlock_read" => self.anon_vma_lock_op(t, op, args)?,
-            "mmap_write_lock" | "mmap_read_lock" | "mmap_write_unlock" | "mmap_read_unlock" => {
-                self.mmap_lock_op(t, op, args)?
-            }
+            "mmap_write_lock"
+            | "mmap_read_lock"
+            | "mmap_write_unlock"
+            | "mmap_read_unlock"
+            | "mmap_write_downgrade" => self.mmap_lock_op(t, op, args)?,
             _ => return fault(format!("unknown lock builtin {op}")),
         };
         if let (Some(c), Some(h)) = (class, held) {
@@ -111,6 +113,16 @@ impl World {
                 let ok = m.mmap_lock.unlock_write(t);
                 if ok {
                     m.mm_lock_seq += 1;
+                }
+                ok
+            }
+            "mmap_write_downgrade" => {
+                // The writer becomes a reader without letting anyone in between; like an
+                // unlock, it ends every VMA write lock (vma_end_write_all()).
+                let ok = m.mmap_lock.unlock_write(t);
+                if ok {
+                    m.mm_lock_seq += 1;
+                    m.mmap_lock.readers |= 1 << t;
                 }
                 ok
             }
