@@ -191,6 +191,8 @@ fn a_call_that_breaks_each_rule_is_refused() {
         "contract_shrink(mm#0, vma#1, 3)",
         "contract_adjust_next(mm#0, vma#0, 1, 0)",
         "contract_adjust_middle(mm#0, vma#1, 3, 0)",
+        "sys_munmap_abort(mm#0, 3, 9)",
+        "sys_fork_fail(mm#0, 1)",
         "sys_fork(mm#0)",
         "sys_exit(mm#1)",
     ] {
@@ -216,6 +218,8 @@ fn a_call_that_breaks_each_rule_is_refused() {
         ),
         ("sys_mmap(mm#0, file#1, 4, 5, 4, true)", "shared /dev/zero"),
         ("sys_munmap(mm#0, 3, 3)", "empty range"),
+        ("sys_munmap_abort(mm#0, 3, 3)", "empty range"),
+        ("sys_fork_fail(mm#0, 9)", "copies 9 VMAs but the mm has"),
         ("sys_mprotect(mm#0, 4, 5, true)", "no VMA at 4"),
         ("sys_mprotect(mm#0, 0, 3, true)", "not inside one VMA"),
         ("sys_mprotect(mm#0, 0, 2, NULL)", "not a flag"),

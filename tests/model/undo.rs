@@ -72,7 +72,8 @@ fn munmap_downgrades_and_unlinks_after_the_clear() {
     calls.push("sys_munmap(mm#0, 1, 7)");
     let w = run_clean(&load(BASELINE), EMPTY, &calls);
     assert_eq!(layout(&w, 0), vec![(0, 1, 0), (7, 8, 7)]);
-    assert!(w.mms[0].mmap_lock.is_free());
+    let lock = &w.mms[0].mmap_lock;
+    assert!(lock.writer.is_none() && lock.readers == 0);
 }
 
 #[test]
