@@ -30,7 +30,8 @@
 //!    `offer` (every tuple at its site, within [`offer::Bounds`]), `pick` (one tuple from a
 //!    [`pick::Choice`], or `None`) and `requires` (the preconditions, each failing rule with
 //!    its own message). Callers-mode functions sit in `syscalls.rs` (those that move a VMA or
-//!    grow a stack in `moves.rs`), contract ones in `contract.rs`.
+//!    grow a stack in `moves.rs`, the undo paths after an allocation failure in `undo.rs`),
+//!    contract ones in `contract.rs`.
 //! 3. For the fuzzer: add an `AbstractOp` variant at the END of `fuzzing::input::AbstractOp`
 //!    (earlier positions would re-decode every committed corpus) and map it to the new entry
 //!    point in `fuzzing::concretise::choice`.
@@ -49,6 +50,7 @@ pub mod pages;
 pub mod pick;
 pub(crate) mod require;
 mod syscalls;
+mod undo;
 
 use crate::exec::host::Value;
 use crate::world::scenario::Call;
@@ -119,6 +121,8 @@ pub enum EntryPoint {
     ContractAdjustMiddle,
     MmapFixed,
     AnonymousFaultVmaLock,
+    MunmapAbort,
+    ForkFail,
     Fork,
     Exit,
 }
@@ -204,7 +208,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 19] = [
+pub static TABLE: [Entry; 21] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -222,6 +226,8 @@ pub static TABLE: [Entry; 19] = [
     contract::ADJUST_MIDDLE,
     fixed::MMAP_FIXED,
     syscalls::ANONYMOUS_FAULT_VMA_LOCK,
+    undo::MUNMAP_ABORT,
+    undo::FORK_FAIL,
     syscalls::FORK,
     syscalls::EXIT,
 ];

@@ -117,6 +117,21 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
     out
 }
 
+/// The walker calls of `cands` that can run next to `writer`: all but MADV_DONTNEED on the mm
+/// an exit tears down. exit_mmap() runs once the mm's last user is gone, and a madvise from
+/// another process (process_madvise) first takes a user reference (mmget_not_zero), which then
+/// fails: no madvise can run on that mm.
+pub fn against(writer: &Call, cands: Vec<Call>) -> Vec<Call> {
+    if writer.func != "sys_exit" {
+        return cands;
+    }
+    let mm = writer.args.first().copied();
+    cands
+        .into_iter()
+        .filter(|c| !(c.func == "madvise_dontneed" && c.args.first().copied() == mm))
+        .collect()
+}
+
 /// Every multiset of `n` walkers out of `cands` (combinations with repetition), in order.
 pub fn combinations(cands: &[Call], n: usize) -> Vec<Vec<Call>> {
     fn go(c: &[Call], n: usize, from: usize, cur: &mut Vec<Call>, out: &mut Vec<Vec<Call>>) {

@@ -131,6 +131,18 @@ pub enum AbstractOp {
         vma: u8,
         off: u8,
     },
+    /// sys_munmap_abort (issue 14): a munmap whose maple-tree clear fails after the gather.
+    MunmapAbort {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+    },
+    /// sys_fork_fail (issue 14): a fork that fails after copying `copied` VMAs.
+    ForkFail {
+        mm: u8,
+        copied: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -309,7 +321,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 18;
+    const VARIANTS: u64 = 20;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -371,6 +383,13 @@ impl AbstractOp {
                 shared,
             } => (16, vec![*mm, *vma, *file, *start, *len, *pgoff, b(shared)]),
             FaultVmaLock { mm, vma, off } => (17, vec![*mm, *vma, *off]),
+            MunmapAbort {
+                mm,
+                vma,
+                start,
+                len,
+            } => (18, vec![*mm, *vma, *start, *len]),
+            ForkFail { mm, copied } => (19, vec![*mm, *copied]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

@@ -128,6 +128,10 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
         | FileFault
         | MmapFixed => Ok(p),
         ShiftDown => Err("exec's stack move (relocate_vma_down) has no system call".into()),
+        MunmapAbort | ForkFail => Err(format!(
+            "{func} needs a kernel allocation failure (ENOMEM inside the kernel after it has begun \
+             to change the VMAs), which user space cannot force on the running kernel"
+        )),
         ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
             Err("contract-mode internal function: no system call passes these arguments".into())
         }
@@ -256,7 +260,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             }
         }
         Exit => {
-            // the model's exit_mmap() is do_vmi_munmap(0, last end) and the mm lives on
+            // the model's exit_mmap() unmaps every VMA and the mm lives on: munmap(0, last end)
             let end = w
                 .mm_vmas(mm as u32)
                 .last()
@@ -334,7 +338,8 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             mm,
             child: w.mms.len(),
         },
-        ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
+        ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle
+        | MunmapAbort | ForkFail => {
             return Ok(Translated::Skip(format!("entry point {p} is not driven")))
         }
     };

@@ -21,4 +21,5 @@ mod remap;
 mod stack;
 mod symmetry;
 mod uprobe_walk;
+mod undo;
 mod world_basics;
