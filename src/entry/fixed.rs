@@ -85,7 +85,7 @@ fn fixed_requires(a: &At) -> Result<(), String> {
         0 => return Err("the range overlaps no VMA (sys_mmap maps a free range)".into()),
         n if n > MAX_REPLACED => {
             return Err(format!(
-                "the range overlaps {n} VMAs (sys_mmap_fixed is offered over at most {MAX_REPLACED})"
+                "the range overlaps {n} VMAs (offered over at most {MAX_REPLACED})"
             ))
         }
         _ => {}

@@ -20,6 +20,6 @@ mod patch_models;
 mod remap;
 mod stack;
 mod symmetry;
-mod uprobe_walk;
 mod undo;
+mod uprobe_walk;
 mod world_basics;
