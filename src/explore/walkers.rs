@@ -117,10 +117,12 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
     out
 }
 
-/// The walker calls of `cands` that can run next to `writer`: all but MADV_DONTNEED on the mm
-/// an exit tears down. exit_mmap() runs once the mm's last user is gone, and a madvise from
-/// another process (process_madvise) first takes a user reference (mmget_not_zero), which then
-/// fails: no madvise can run on that mm.
+/// The walker calls of `cands` that can run next to `writer`: all but those that reach the mm
+/// an exit tears down through the mm itself (MADV_DONTNEED, a write fault under the per-VMA
+/// lock: the walkers whose first argument is an mm). exit_mmap() runs once the mm's last user is
+/// gone: no thread of the process is left to fault or madvise, and another process first takes
+/// a user reference (mmget_not_zero() in process_madvise() and in remote access), which then
+/// fails. The rmap walks, which reach the mm through a file or an anon_vma, stay.
 pub fn against(writer: &Call, cands: Vec<Call>) -> Vec<Call> {
     if writer.func != "sys_exit" {
         return cands;
@@ -128,7 +130,10 @@ pub fn against(writer: &Call, cands: Vec<Call>) -> Vec<Call> {
     let mm = writer.args.first().copied();
     cands
         .into_iter()
-        .filter(|c| !(c.func == "madvise_dontneed" && c.args.first().copied() == mm))
+        .filter(|c| {
+            !matches!(c.args.first(), Some(&Value::Obj(ObjKind::Mm, _)))
+                || c.args.first().copied() != mm
+        })
         .collect()
 }
 

@@ -111,3 +111,27 @@ fn fork_fail_skips_last_anon_is_caught_and_needs_the_failure() {
     ok.extend(["sys_fork(mm#0)", "sys_exit(mm#1)"]);
     run_clean(&p, EMPTY, &ok);
 }
+
+/// Against exit_mmap() of an mm, no walker reaches that mm through the mm itself (its last user
+/// is gone: no fault, no MADV_DONTNEED); the rmap walks and the other calls keep every walker.
+#[test]
+fn exit_leaves_out_the_walkers_that_need_a_user_of_its_mm() {
+    use rmapcheck::exec::host::{ObjKind, Value};
+    use rmapcheck::explore::walkers::{against, walker_calls};
+    use rmapcheck::world::scenario::Call;
+    let p = load(BASELINE);
+    let w = run_clean(&p, EMPTY, &FILE_AND_ANON);
+    let kinds: Vec<String> = ["file", "anon", "madv", "fault"].map(String::from).to_vec();
+    let all = walker_calls(&p, &w, &kinds);
+    let mm0 = Some(&Value::Obj(ObjKind::Mm, 0));
+    let by_mm = all.iter().filter(|c| c.args.first() == mm0).count();
+    assert!(by_mm > 0 && all.iter().any(|c| c.func == "do_anonymous_fault_vma_lock"));
+    let exit = Call::parse("sys_exit(mm#0)").unwrap();
+    let left = against(&exit, all.clone());
+    assert_eq!(left.len(), all.len() - by_mm);
+    assert!(left.iter().all(|c| c.args.first() != mm0));
+    assert!(left.iter().any(|c| c.func == "rmap_walk_file"));
+    assert!(left.iter().any(|c| c.func == "rmap_walk_anon"));
+    let munmap = Call::parse("sys_munmap(mm#0, 1, 7)").unwrap();
+    assert_eq!(against(&munmap, all.clone()).len(), all.len());
+}
