@@ -87,7 +87,8 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         )));
     }
     let sets: Vec<Vec<Call>> = if a.walker.is_empty() {
-        let cands = walker_calls(&prog, &world, &a.kinds);
+        let cands =
+            crate::explore::walkers::against(&writer, walker_calls(&prog, &world, &a.kinds));
         combinations(&cands, a.walkers.clamp(1, 8))
     } else {
         match parse_walkers(&prog, &world, &a.walker) {

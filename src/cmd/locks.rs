@@ -48,7 +48,7 @@ pub fn observe(
             if depth <= 1 {
                 let walkers = walker_calls(prog, w, &scope.walker_kinds);
                 for c in &calls {
-                    for k in &walkers {
+                    for k in &crate::explore::walkers::against(c, walkers.clone()) {
                         let cfg = Config {
                             max_states: 50_000,
                             ..Config::default()

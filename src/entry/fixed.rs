@@ -1,7 +1,9 @@
 //! The record of `sys_mmap_fixed`: mmap(MAP_FIXED) over existing mappings, an extended entry
 //! point. Its arguments are those of `sys_mmap`; it is offered only for ranges that overlap at
-//! least one VMA (plain `sys_mmap` keeps the free ranges) and at most [`MAX_REPLACED`] (the
-//! model's side tree of gathered VMAs has that many slots, models/v7.3-rc4/lib/vms.rmap).
+//! least one VMA (plain `sys_mmap` keeps the free ranges) and at most [`MAX_REPLACED`] (a
+//! bound of the offer only: the side tree of models/v7.3-rc4/lib/vms.rmap, shared with munmap,
+//! holds any number of VMAs; the bound keeps the offer, its tests and the fuzz corpus as they
+//! were when the side tree had four slots).
 
 use super::offer::Here;
 use super::pick::{Pick, SPACE};
@@ -83,7 +85,7 @@ fn fixed_requires(a: &At) -> Result<(), String> {
         0 => return Err("the range overlaps no VMA (sys_mmap maps a free range)".into()),
         n if n > MAX_REPLACED => {
             return Err(format!(
-                "the range overlaps {n} VMAs (the model gathers at most {MAX_REPLACED})"
+                "the range overlaps {n} VMAs (offered over at most {MAX_REPLACED})"
             ))
         }
         _ => {}

@@ -30,7 +30,8 @@
 //!    `offer` (every tuple at its site, within [`offer::Bounds`]), `pick` (one tuple from a
 //!    [`pick::Choice`], or `None`) and `requires` (the preconditions, each failing rule with
 //!    its own message). Callers-mode functions sit in `syscalls.rs` (those that move a VMA or
-//!    grow a stack in `moves.rs`, the extended moves and upward stacks in `remap_ext.rs`),
+//!    grow a stack in `moves.rs`, the extended moves and upward stacks in `remap_ext.rs`, the
+//!    undo paths after an allocation failure in `undo.rs`),
 //!    contract ones in `contract.rs`.
 //! 3. For the fuzzer: add an `AbstractOp` variant at the END of `fuzzing::input::AbstractOp`
 //!    (earlier positions would re-decode every committed corpus) and map it to the new entry
@@ -51,6 +52,7 @@ pub mod pick;
 mod remap_ext;
 pub(crate) mod require;
 mod syscalls;
+mod undo;
 
 use crate::exec::host::Value;
 use crate::world::scenario::Call;
@@ -125,6 +127,8 @@ pub enum EntryPoint {
     MremapDontunmap,
     SetupStackGrowsup,
     StackFaultUp,
+    MunmapAbort,
+    ForkFail,
     Fork,
     Exit,
 }
@@ -210,7 +214,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 23] = [
+pub static TABLE: [Entry; 25] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -232,6 +236,8 @@ pub static TABLE: [Entry; 23] = [
     remap_ext::MREMAP_DONTUNMAP,
     remap_ext::SETUP_STACK_GROWSUP,
     remap_ext::STACK_FAULT_UP,
+    undo::MUNMAP_ABORT,
+    undo::FORK_FAIL,
     syscalls::FORK,
     syscalls::EXIT,
 ];

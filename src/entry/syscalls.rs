@@ -165,7 +165,7 @@ pub(crate) const MUNMAP: Entry = Entry {
 };
 
 /// Every range of the address space that touches a VMA.
-fn munmap_offer(h: &Here, emit: Emit) {
+pub(super) fn munmap_offer(h: &Here, emit: Emit) {
     let p = h.bounds.pages;
     for s in 0..p {
         for e in s + 1..=p {
@@ -178,7 +178,7 @@ fn munmap_offer(h: &Here, emit: Emit) {
 
 /// Even `at`: anchored on a VMA, starting inside or just before it, up to 12 pages; odd `at`
 /// (or no VMA): anywhere below [`SPACE`], up to 16 pages.
-fn munmap_pick(p: &Pick) -> Option<Vec<Value>> {
+pub(super) fn munmap_pick(p: &Pick) -> Option<Vec<Value>> {
     let (at, len) = (p.c.at, p.c.len);
     let (s, e) = match p.vma() {
         Some(v) if at & 1 == 0 => {
@@ -194,7 +194,7 @@ fn munmap_pick(p: &Pick) -> Option<Vec<Value>> {
     Some(vec![p.mmv(), int(s), int(e)])
 }
 
-fn range_requires(a: &At) -> Result<(), String> {
+pub(super) fn range_requires(a: &At) -> Result<(), String> {
     if a.page(1) >= a.page(2) {
         return Err("empty range".into());
     }

@@ -113,18 +113,35 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
         "mapping_rmap_tree_insert" | "mapping_rmap_tree_insert_after" => {
             vec![(FileTree, Write), (Bounds, Read), (VmaLinks, Read)]
         }
-        "mapping_rmap_tree_remove" | "mapping_rmap_tree_propagate" => {
+        "mapping_rmap_tree_propagate" => {
             vec![(FileTree, Write), (Bounds, Read), (VmaLinks, Read)]
         }
+        // a remove also reads the mmap_lock and the mm's list (the unlink-reachable rule)
+        "mapping_rmap_tree_remove" => vec![
+            (FileTree, Write),
+            (Bounds, Read),
+            (VmaLinks, Read),
+            (MmapLock, Read),
+            (MmList, Read),
+        ],
         "mapping_rmap_tree_iter_first" | "mapping_rmap_tree_iter_next" => {
             vec![(FileTree, Read), (Bounds, Read), (VmaLinks, Read)]
         }
-        "anon_rmap_tree_insert" | "anon_rmap_tree_remove" | "anon_rmap_tree_propagate" => vec![
+        "anon_rmap_tree_insert" | "anon_rmap_tree_propagate" => vec![
             (AnonTree, Write),
             (Bounds, Read),
             (AnonChain, Read),
             (AvcCache, Write),
             (AnonMeta, Read),
+        ],
+        "anon_rmap_tree_remove" => vec![
+            (AnonTree, Write),
+            (Bounds, Read),
+            (AnonChain, Read),
+            (AvcCache, Write),
+            (AnonMeta, Read),
+            (MmapLock, Read),
+            (MmList, Read),
         ],
         "anon_rmap_tree_iter_first" | "anon_rmap_tree_iter_next" | "anon_rmap_tree_empty" => {
             vec![
@@ -142,7 +159,7 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
         }
         "anon_vma_lock_read" | "anon_vma_unlock_read" => vec![(AnonLock, Read), (AnonMeta, Read)],
         "mmap_write_lock" => vec![(MmapLock, Write)],
-        "mmap_write_unlock" => vec![(MmapLock, Write), (VmaLock, Write)],
+        "mmap_write_unlock" | "mmap_write_downgrade" => vec![(MmapLock, Write), (VmaLock, Write)],
         "mmap_read_lock" | "mmap_read_unlock" | "mmap_read_trylock" | "mmap_assert_locked" => {
             vec![(MmapLock, Read)]
         }
@@ -162,7 +179,12 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
             (VmaLinks, Read),
             (AnonChain, Read),
         ],
-        "vm_area_free" | "vma_mark_detached" | "unmap_vmas" | "anon_vma_chain_free" => {
+        "mas_detach_first" | "mas_detach_next" => vec![(Lifecycle, Read), (Bounds, Read)],
+        "vm_area_free"
+        | "vma_mark_detached"
+        | "vma_mark_attached"
+        | "unmap_vmas"
+        | "anon_vma_chain_free" => {
             vec![(Lifecycle, Write)]
         }
         "get_anon_vma" | "put_anon_vma" => {

@@ -309,6 +309,7 @@ fn interleavings(
     let sets: Vec<Vec<Call>> = if spec.walkers.is_empty() {
         super::walkers::check_kinds(&spec.kinds).map_err(ProofError::Interleave)?;
         let cands = super::walkers::walker_calls(prog, &world, &spec.kinds);
+        let cands = super::walkers::against(&writer, cands);
         super::walkers::combinations(&cands, spec.count.clamp(1, 8))
     } else {
         vec![spec

@@ -297,7 +297,7 @@ fn against_walkers(
     w: &World,
     call: &Call,
 ) -> WalkerRun {
-    let cands = walkers::walker_calls(prog, w, &scope.walker_kinds);
+    let cands = walkers::against(call, walkers::walker_calls(prog, w, &scope.walker_kinds));
     let cfg = InterleaveConfig {
         invariants: scope.invariant_set(),
         budget: Some(Arc::clone(budget)),

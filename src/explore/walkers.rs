@@ -117,6 +117,26 @@ pub fn walker_calls(prog: &Program, w: &World, kinds: &[String]) -> Vec<Call> {
     out
 }
 
+/// The walker calls of `cands` that can run next to `writer`: all but those that reach the mm
+/// an exit tears down through the mm itself (MADV_DONTNEED, a write fault under the per-VMA
+/// lock: the walkers whose first argument is an mm). exit_mmap() runs once the mm's last user is
+/// gone: no thread of the process is left to fault or madvise, and another process first takes
+/// a user reference (mmget_not_zero() in process_madvise() and in remote access), which then
+/// fails. The rmap walks, which reach the mm through a file or an anon_vma, stay.
+pub fn against(writer: &Call, cands: Vec<Call>) -> Vec<Call> {
+    if writer.func != "sys_exit" {
+        return cands;
+    }
+    let mm = writer.args.first().copied();
+    cands
+        .into_iter()
+        .filter(|c| {
+            !matches!(c.args.first(), Some(&Value::Obj(ObjKind::Mm, _)))
+                || c.args.first().copied() != mm
+        })
+        .collect()
+}
+
 /// Every multiset of `n` walkers out of `cands` (combinations with repetition), in order.
 pub fn combinations(cands: &[Call], n: usize) -> Vec<Vec<Call>> {
     fn go(c: &[Call], n: usize, from: usize, cur: &mut Vec<Call>, out: &mut Vec<Vec<Call>>) {

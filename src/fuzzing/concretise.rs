@@ -281,6 +281,29 @@ pub fn choice(op: &AbstractOp) -> (&'static [EntryPoint], Choice) {
                 ..c
             },
         ),
+        MunmapAbort {
+            mm,
+            vma,
+            start,
+            len,
+        } => (
+            &[E::MunmapAbort],
+            Choice {
+                mm,
+                vma,
+                at: start,
+                len,
+                ..c
+            },
+        ),
+        ForkFail { mm, copied } => (
+            &[E::ForkFail],
+            Choice {
+                mm,
+                len: copied,
+                ..c
+            },
+        ),
     }
 }
 

@@ -160,6 +160,18 @@ pub enum AbstractOp {
         vma: u8,
         above: u8,
     },
+    /// sys_munmap_abort (issue 14): a munmap whose maple-tree clear fails after the gather.
+    MunmapAbort {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+    },
+    /// sys_fork_fail (issue 14): a fork that fails after copying `copied` VMAs.
+    ForkFail {
+        mm: u8,
+        copied: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -338,7 +350,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 22;
+    const VARIANTS: u64 = 24;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -417,6 +429,13 @@ impl AbstractOp {
             } => (19, vec![*mm, *vma, *start, *len, *dest]),
             SetupStackGrowsup { mm, start, len } => (20, vec![*mm, *start, *len]),
             StackFaultUp { mm, vma, above } => (21, vec![*mm, *vma, *above]),
+            MunmapAbort {
+                mm,
+                vma,
+                start,
+                len,
+            } => (22, vec![*mm, *vma, *start, *len]),
+            ForkFail { mm, copied } => (23, vec![*mm, *copied]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

@@ -136,6 +136,10 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
             "{p} is CONFIG_STACK_GROWSUP (parisc) only: this kernel has no VM_GROWSUP stack to \
              set up or grow (expand_upwards is not built), so kdiff cannot drive it"
         )),
+        MunmapAbort | ForkFail => Err(format!(
+            "{p} needs a kernel allocation failure (ENOMEM inside the kernel after it has begun \
+             to change the VMAs), which user space cannot force on the running kernel"
+        )),
         ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => {
             Err("contract-mode internal function: no system call passes these arguments".into())
         }
@@ -264,7 +268,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             }
         }
         Exit => {
-            // the model's exit_mmap() is do_vmi_munmap(0, last end) and the mm lives on
+            // the model's exit_mmap() unmaps every VMA and the mm lives on: munmap(0, last end)
             let end = w
                 .mm_vmas(mm as u32)
                 .last()
@@ -380,7 +384,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             child: w.mms.len(),
         },
         ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle
-        | SetupStackGrowsup | StackFaultUp => {
+        | SetupStackGrowsup | StackFaultUp | MunmapAbort | ForkFail => {
             return Ok(Translated::Skip(format!("entry point {p} is not driven")))
         }
     };

@@ -167,6 +167,16 @@ fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
         ),
         Fork => format!("fork({})", obj(c, 0)),
         Exit => format!("exit_mmap({})", obj(c, 0)),
+        MunmapAbort => format!(
+            "munmap({}, {}) with vma_iter_clear_gfp() failing: reattach_vmas",
+            obj(c, 0),
+            range(c, 1, 2)
+        ),
+        ForkFail => format!(
+            "fork({}) with dup_mmap() failing after {} VMAs: the partial child torn down",
+            obj(c, 0),
+            n(c, 1)
+        ),
         AnonymousFault => {
             format!("write fault({}, page {})", obj(c, 0), n(c, 1))
         }

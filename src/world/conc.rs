@@ -12,8 +12,9 @@
 //!
 //! A walk must find every VMA that maps its pgoff at every state from its begin to its end;
 //! a missed VMA is excused when the walk reached the same page (same mm and address) through
-//! another VMA, as after the early link of the other half of a split. Reaching a freed or
-//! detached VMA, or one that does not map the pgoff, is a violation at once.
+//! another VMA, as after the early link of the other half of a split. Reaching a freed VMA, or
+//! one that does not map the pgoff, is a violation at once; reaching a detached one is not (a
+//! munmap unlinks the rmap of the VMAs it detached only after the mmap_lock downgrade).
 
 use super::World;
 use crate::exec::host::ThreadId;
@@ -104,7 +105,7 @@ impl LockClass {
 }
 
 impl World {
-    fn in_mm_list(&self, v: u32) -> bool {
+    pub(crate) fn in_mm_list(&self, v: u32) -> bool {
         self.vmas[v as usize]
             .vm_mm
             .and_then(|m| self.mms.get(m as usize))
@@ -228,10 +229,11 @@ impl World {
         };
         let (p, target) = (self.walks[i].pgoff, self.walks[i].target);
         let x = &self.vmas[v as usize];
+        // A detached VMA that is not freed yet is fine: munmap detaches at the gather and
+        // unlinks the rmap only later, after the mmap_lock downgrade (v7.3), and the kernel's
+        // walks do find such a VMA (its memory lives until remove_vma()).
         let what = if x.freed {
             Some("freed")
-        } else if x.detached {
-            Some("detached")
         } else if !self.vma_covers(v, target, p) {
             Some("not mapping it")
         } else {

@@ -385,6 +385,41 @@ fn repro_refuses_what_no_system_call_can_do() {
     assert!(err.contains("bad.json:1:"), "{err}");
 }
 
+/// A trace through an undo path (an allocation failure inside the kernel) has no reproducer:
+/// user space cannot make munmap's maple-tree store fail.
+#[test]
+fn repro_refuses_an_allocation_failure() {
+    let dir = tmp("refuse-undo");
+    let o = bin()
+        .args([
+            "check",
+            "models/mutants/munmap-abort-relinks.rmap",
+            "--quiet",
+            "--scope",
+            "proofs/scopes/undo-14.toml",
+            "--max-depth",
+            "2",
+            "--trace-dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+    let o = bin()
+        .arg("repro")
+        .arg(dir.join("munmap-abort-relinks.trace.json"))
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(
+        err.contains("no reproducer")
+            && err.contains("sys_munmap_abort")
+            && err.contains("allocation failure"),
+        "{err}"
+    );
+}
+
 #[test]
 fn reproducer_with_a_fork_runs_each_mm_in_its_own_process() {
     let dir = tmp("fork");

@@ -114,6 +114,22 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
             raw(one(), false, vec![munmap(0, 3, 2)]),
         ),
         (
+            "munmap-abort-then-fork-fail",
+            raw(
+                one(),
+                false,
+                vec![
+                    MunmapAbort {
+                        mm: 0,
+                        vma: 0,
+                        start: 6,
+                        len: 1,
+                    },
+                    ForkFail { mm: 0, copied: 2 },
+                ],
+            ),
+        ),
+        (
             "mmap-merges",
             raw(
                 empty(),

@@ -21,5 +21,6 @@ mod remap;
 mod remap_ext;
 mod stack;
 mod symmetry;
+mod undo;
 mod uprobe_walk;
 mod world_basics;

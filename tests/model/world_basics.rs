@@ -103,15 +103,20 @@ fn mm_store_overwrites_like_a_maple_tree() {
 #[test]
 fn tree_builtins_check_locks_and_preconditions() {
     let mut w = world();
-    // remove without any lock: two lock-discipline reports, the remove itself happens
+    // remove without any lock: three lock-discipline reports (i_mmap_rwsem, the flush_dcache
+    // lock, and a VMA its mm still lists leaving the rmap without the mmap write lock), the
+    // remove itself happens
     w.call(0, b("mapping_rmap_tree_remove"), &[vma(0), mapping(0)])
         .unwrap();
     let v = w.take_violations();
-    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(v.len(), 3, "{v:?}");
     assert!(v.iter().all(|x| x.invariant == Invariant::LockDiscipline));
+    assert!(v[2].message.contains("still lists it"), "{v:?}");
     assert!(!w.mappings[0].i_mmap.contains(0));
 
     // with the locks held, removing it again is a precondition violation
+    let mm0 = Value::Obj(ObjKind::Mm, 0);
+    w.call(0, b("mmap_write_lock"), &[mm0]).unwrap();
     w.call(0, b("i_mmap_lock_write"), &[mapping(0)]).unwrap();
     w.call(0, b("flush_dcache_mmap_lock"), &[mapping(0)])
         .unwrap();
@@ -129,6 +134,7 @@ fn tree_builtins_check_locks_and_preconditions() {
     w.call(0, b("flush_dcache_mmap_unlock"), &[mapping(0)])
         .unwrap();
     w.call(0, b("i_mmap_unlock_write"), &[mapping(0)]).unwrap();
+    w.call(0, b("mmap_write_unlock"), &[mm0]).unwrap();
     assert!(w.take_violations().is_empty());
     // unlocking again is a lock-discipline violation
     w.call(0, b("i_mmap_unlock_write"), &[mapping(0)]).unwrap();

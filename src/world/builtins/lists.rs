@@ -32,6 +32,38 @@ impl World {
         Ok(Value::Void)
     }
 
+    /// `mas_detach_first(mm, start, end)` and `mas_detach_next(mm, vma, end)`: the VMAs a munmap
+    /// gathered into its side tree (`mas_detach` in vms_gather_munmap_vmas()), in address order.
+    /// The side tree is the set of detached, unfreed VMAs of mm below `end`: only the holder of
+    /// the mmap write lock detaches, and every other path frees a VMA right after detaching it,
+    /// so between the gather and remove_vma() no other VMA of the mm is detached and unfreed.
+    pub(super) fn mas_detach_find(&self, name: &str, a: &[Value]) -> R<Value> {
+        let mm = self.obj(a[0], ObjKind::Mm, name)?;
+        let (from, end) = if name == "mas_detach_first" {
+            (
+                Self::int_arg(a[1], name)? as u64,
+                Self::int_arg(a[2], name)? as u64,
+            )
+        } else {
+            let v = self.obj(a[1], ObjKind::Vma, name)?;
+            (
+                self.vmas[v as usize].vm_end,
+                Self::int_arg(a[2], name)? as u64,
+            )
+        };
+        let hit = (0..self.vmas.len() as u32)
+            .filter(|&v| {
+                let x = &self.vmas[v as usize];
+                x.vm_mm == Some(mm) && x.detached && !x.freed
+            })
+            .filter(|&v| {
+                let x = &self.vmas[v as usize];
+                x.vm_start >= from && x.vm_start < end
+            })
+            .min_by_key(|&v| self.vmas[v as usize].vm_start);
+        Ok(Self::opt(ObjKind::Vma, hit))
+    }
+
     /// `vma_first(mm)`, `find_vma(mm, addr)` (the first VMA ending above addr) and
     /// `vma_lookup(mm, addr)` (the VMA containing addr).
     pub(super) fn vma_find(&self, name: &str, a: &[Value]) -> R<Value> {

@@ -1,8 +1,8 @@
 //! The lock builtins: the rmap locks (`i_mmap_lock_*`, `flush_dcache_mmap_*`,
-//! `anon_vma_lock_*` on the root anon_vma's rwsem), `mmap_*_lock`, and the per-VMA locks
-//! (`vma_start_write`, `vma_start_read`, `vma_end_read`, `vma_assert_write_locked`), and
-//! `mm->page_table_lock` (`page_table_lock` / `page_table_unlock`, standing for
-//! `spin_lock(&mm->page_table_lock)` and its unlock).
+//! `anon_vma_lock_*` on the root anon_vma's rwsem), `mmap_*_lock`, `mmap_write_downgrade`, the
+//! per-VMA locks (`vma_start_write`, `vma_start_read`, `vma_end_read`,
+//! `vma_assert_write_locked`), and `mm->page_table_lock` (`page_table_lock` /
+//! `page_table_unlock`, standing for `spin_lock(&mm->page_table_lock)` and its unlock).
 //!
 //! An acquisition that cannot be had blocks (the thread retries later, nothing changed); a
 //! release of a lock the thread does not hold is `lock-discipline`. Every successful
@@ -48,9 +48,11 @@ impl World {
             | "anon_vma_lock_read"
             | "anon_vma_unlock_write"
             | "anon_vma_unlock_read" => self.anon_vma_lock_op(t, op, args)?,
-            "mmap_write_lock" | "mmap_read_lock" | "mmap_write_unlock" | "mmap_read_unlock" => {
-                self.mmap_lock_op(t, op, args)?
-            }
+            "mmap_write_lock"
+            | "mmap_read_lock"
+            | "mmap_write_unlock"
+            | "mmap_read_unlock"
+            | "mmap_write_downgrade" => self.mmap_lock_op(t, op, args)?,
             "mmap_read_trylock" => {
                 let mm = self.obj(args[0], ObjKind::Mm, op)?;
                 let got = self.mms[mm as usize].mmap_lock.try_read(t);
@@ -138,6 +140,16 @@ impl World {
                 }
                 ok
             }
+            "mmap_write_downgrade" => {
+                // The writer becomes a reader without letting anyone in between; like an
+                // unlock, it ends every VMA write lock (vma_end_write_all()).
+                let ok = m.mmap_lock.unlock_write(t);
+                if ok {
+                    m.mm_lock_seq += 1;
+                    m.mmap_lock.readers |= 1 << t;
+                }
+                ok
+            }
             _ => m.mmap_lock.unlock_read(t),
         };
         if !ok {
@@ -164,11 +176,17 @@ impl World {
     /// page_table_lock and the mmap lock (`__anon_vma_prepare`: "page_table_lock to protect
     /// against threads"; the field is "serialized by page_table_lock"). A writer holding the
     /// mmap lock for write excludes every other writer, and one holding no lock of the mm at
-    /// all is setting up an object no other thread can reach yet.
+    /// all is setting up an object no other thread can reach yet. Nor is a VMA its mm no longer
+    /// lists reachable: munmap's unlink_anon_vmas() after the clear and the downgrade clears
+    /// the field under the read lock alone, and no fault can find that VMA any more (a per-VMA
+    /// reader cannot lock it: it is detached).
     pub(super) fn check_anon_vma_write(&mut self, t: ThreadId, v: u32) {
         let Some(mm) = self.vmas[v as usize].vm_mm else {
             return;
         };
+        if !self.in_mm_list(v) {
+            return;
+        }
         let m = &self.mms[mm as usize];
         if m.mmap_lock.held_write_by(t) {
             return;

@@ -133,6 +133,7 @@ pub(crate) static BUILTINS: &[BuiltinRow] = &[
     b("mmap_assert_locked", &[MM], Void, World::lock_op),
     b("page_table_lock", &[MM], Void, World::lock_op),
     b("page_table_unlock", &[MM], Void, World::lock_op),
+    b("mmap_write_downgrade", &[MM], Void, World::lock_op),
     b("vma_start_write", &[VMA], Void, World::vma_lock_op),
     b("vma_start_read", &[VMA], Bool, World::vma_lock_op),
     b("vma_end_read", &[VMA], Void, World::vma_lock_op),
@@ -204,6 +205,18 @@ pub(crate) static BUILTINS: &[BuiltinRow] = &[
         let v = w.vma_arg(a[0], n)?;
         w.vmas[v as usize].detached = true;
         Ok(Value::Void)
+    }),
+    b("vma_mark_attached", &[VMA], Void, |w, _, n, a| {
+        let v = w.vma_arg(a[0], n)?;
+        w.vmas[v as usize].detached = false;
+        Ok(Value::Void)
+    }),
+    // the side tree of a munmap (mas_detach): the detached VMAs of mm in [start, end)
+    b("mas_detach_first", &[MM, Int, Int], VMA, |w, _, n, a| {
+        w.mas_detach_find(n, a)
+    }),
+    b("mas_detach_next", &[MM, VMA, Int], VMA, |w, _, n, a| {
+        w.mas_detach_find(n, a)
     }),
     b("vma_iter_store", &[MM, VMA], Void, |w, _, n, a| {
         w.vma_iter_store(n, a)

@@ -226,6 +226,9 @@ impl World {
             _ => (None, self.obj(args[1], K::OWNER, op)?),
         };
         K::check_lock(self, t, owner, op, true);
+        if change == Change::Remove {
+            self.check_unlink_reachable::<K>(t, node, op);
+        }
         if let Some(p) = prev {
             self.check_insert_after(op, node, p);
         }
@@ -261,6 +264,36 @@ impl World {
             Ok(()) => {}
         }
         Ok(Value::Void)
+    }
+
+    /// `lock-discipline`, the rule for taking a VMA out of the rmap: the holder of its mm's mmap
+    /// lock for write may (nobody can reach the VMA through the mm meanwhile), and so may a
+    /// reader once the VMA is gone from the mm's maple tree (munmap after vma_iter_clear() and
+    /// the downgrade, v7.3). A reader removing a VMA still listed in its mm lets a fault or a
+    /// MADV_DONTNEED under the same read lock find a VMA the rmap no longer knows.
+    fn check_unlink_reachable<K: RmapTree>(&mut self, t: ThreadId, node: u32, op: &str) {
+        let vma = if K::FILE {
+            Some(node)
+        } else {
+            self.avcs[node as usize].vma
+        };
+        let Some(v) = vma else { return };
+        let Some(mm) = self.vmas[v as usize].vm_mm else {
+            return;
+        };
+        let Some(m) = self.mms.get(mm as usize) else {
+            return;
+        };
+        if m.mmap_lock.held_write_by(t) || !self.in_mm_list(v) {
+            return;
+        }
+        self.violate(
+            Invariant::LockDiscipline,
+            format!(
+                "{op}: vma#{v} leaves the rmap while mm#{mm} still lists it and thread {t} does \
+                 not hold its mmap_lock for write"
+            ),
+        );
     }
 
     /// VM_BUG_ON_VMA in the kernel: a fork copy sorts at its parent's position only if both
