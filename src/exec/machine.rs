@@ -21,6 +21,9 @@ use crate::lang::program::{Field, FuncId, Op};
 use crate::lang::{Program, SrcLoc};
 use std::cell::RefCell;
 
+/// Operand stack room reserved when a frame starts.
+const STACK_ROOM: usize = 16;
+
 /// How a compiled call ended.
 #[derive(Debug)]
 pub(crate) enum Ended {
@@ -83,8 +86,8 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     m.inst.clear();
     m.fields.clear();
     m.vals.extend_from_slice(args);
-    let mut cur = m.push_frame(code, entry.0, args.len() as u32);
-    let ended = m.run(code, prog, host, &mut cur, max_visible, visible);
+    let cur = m.push_frame(code, entry.0, args.len() as u32);
+    let ended = m.run(code, prog, host, cur, max_visible, visible);
     let _ = MACHINE.try_with(|k| {
         if let Ok(mut k) = k.try_borrow_mut() {
             *k = m;
@@ -123,6 +126,8 @@ impl Machine {
         } else {
             self.vals.extend_from_slice(&f.slot_init[argc as usize..]);
         }
+        // room for the operand stack of most functions, so that pushes do not grow the vector
+        self.vals.reserve(STACK_ROOM);
         let heap_base = self.inst.len() as u32;
         for &(slot, layout) in &f.struct_slots {
             self.vals[(base + slot) as usize] = Value::Local(self.inst.len() as u32);
@@ -187,7 +192,7 @@ impl Machine {
         code: &Code,
         prog: &Program,
         host: &mut H,
-        cur: &mut Frame,
+        mut cur: Frame,
         max_visible: usize,
         visible: &mut dyn FnMut(&mut H, SrcLoc) -> bool,
     ) -> Ended {
@@ -420,8 +425,8 @@ impl Machine {
                             message: format!("calls nested deeper than {MAX_CALL_DEPTH}"),
                         });
                     }
-                    self.frames.push(*cur);
-                    *cur = self.push_frame(code, callee.0, argc);
+                    self.frames.push(cur);
+                    cur = self.push_frame(code, callee.0, argc);
                     f = &code.funcs[cur.func as usize];
                 }
                 COp::Return => {
@@ -439,7 +444,7 @@ impl Machine {
                     let Some(caller) = self.frames.pop() else {
                         return Ended::Finished;
                     };
-                    *cur = caller;
+                    cur = caller;
                     f = &code.funcs[cur.func as usize];
                     self.vals.push(v);
                     cur.pc += 1;
