@@ -12,7 +12,7 @@ use rmapcheck::cmd::load_model;
 use rmapcheck::explore::alphabet;
 use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::scope::{Engine, Scope};
-use rmapcheck::explore::search::{search, CallSystem};
+use rmapcheck::explore::search::{fingerprint, search, CallSystem};
 use rmapcheck::lang::Program;
 use rmapcheck::world::scenario::Call;
 use rmapcheck::world::World;
@@ -34,7 +34,7 @@ fn sample(prog: &Program, scope: &Scope, depth: u32) -> Vec<(World, Call)> {
                 let failed = sys.apply(&mut w2, &call).failure.is_some();
                 out.push((w.clone(), call));
                 let w2 = sys.canonical(&w2);
-                if !failed && seen.insert(w2.clone()) {
+                if !failed && seen.insert(fingerprint(&w2)) {
                     next.push(w2);
                 }
             }
