@@ -12,7 +12,7 @@
 //! mutant and requires the same worlds and failures.
 
 use super::compiled::{COp, Code};
-use super::host::{Host, HostError, Value};
+use super::host::{FieldId, Host, HostError, Value};
 use super::local::{as_int, binary};
 use super::step::{Fault, FaultKind};
 use super::thread::{MAX_CALL_DEPTH, MAX_LOCAL_RUN};
@@ -186,7 +186,6 @@ impl Machine {
         }
     }
 
-    #[allow(clippy::too_many_lines)]
     fn run<H: Host + ?Sized>(
         &mut self,
         code: &Code,
@@ -257,165 +256,25 @@ impl Machine {
                 COp::JumpIfFalse(t) => {
                     cur.pc = if self.pop().truthy() { pc + 1 } else { t };
                 }
-                COp::Warn => {
-                    if self.top().truthy() {
-                        let Op::Warn { macro_name, cond } =
-                            &prog.func(FuncId(func)).code[pc as usize].op
-                        else {
-                            unreachable!("a decoded Warn is a Warn")
-                        };
-                        return Ended::Failed(Fault {
-                            loc: loc_at(prog, func, pc),
-                            kind: FaultKind::Assertion {
-                                macro_name: macro_name.clone(),
-                                cond: cond.clone(),
-                            },
-                            message: format!("{macro_name}({cond}) triggered"),
-                        });
-                    }
-                    *self.vals.last_mut().expect("verified height") = Value::Bool(false);
-                    cur.pc += 1;
-                }
-                COp::ReadField(fd) => {
-                    let top = self.top();
-                    let loc = || loc_at(prog, func, pc);
-                    match (top, fd) {
-                        (Value::Obj(..), Field::Kernel(id)) => match host.read_field(0, top, id) {
-                            Ok(v) => {
-                                *self.vals.last_mut().expect("verified height") = v;
-                                shared = true;
-                            }
-                            Err(e) => return host_err(loc(), e),
-                        },
-                        (Value::Local(_), Field::Local { layout, slot }) => {
-                            match self.local_field(code, prog, top, layout, slot) {
-                                Ok(i) => {
-                                    *self.vals.last_mut().expect("verified height") =
-                                        self.fields[i];
-                                }
-                                Err(m) => return runtime(loc(), m),
-                            }
-                        }
-                        (Value::Null, _) => {
-                            let name = prog.any_field_name(fd);
-                            let m = format!("NULL pointer dereference reading `->{name}`");
-                            return runtime(loc(), m);
-                        }
-                        (other, _) => {
-                            let name = prog.any_field_name(fd);
-                            let m =
-                                format!("reading `->{name}` of {other}, which is not a pointer");
-                            return runtime(loc(), m);
-                        }
-                    }
-                    cur.pc += 1;
-                }
-                COp::WriteField(fd) => {
-                    let (obj, v) = (self.second(), self.top());
-                    let loc = || loc_at(prog, func, pc);
-                    match (obj, fd) {
-                        (Value::Obj(..), Field::Kernel(id)) => {
-                            if let Err(e) = host.write_field(0, obj, id, v) {
-                                return host_err(loc(), e);
-                            }
-                            shared = true;
-                        }
-                        (Value::Local(_), Field::Local { layout, slot }) => {
-                            match self.local_field(code, prog, obj, layout, slot) {
-                                Ok(i) => self.fields[i] = v,
-                                Err(m) => return runtime(loc(), m),
-                            }
-                        }
-                        (Value::Null, _) => {
-                            let name = prog.any_field_name(fd);
-                            let m = format!("NULL pointer dereference writing `->{name}`");
-                            return runtime(loc(), m);
-                        }
-                        (other, _) => {
-                            let name = prog.any_field_name(fd);
-                            let m =
-                                format!("writing `->{name}` of {other}, which is not a pointer");
-                            return runtime(loc(), m);
-                        }
-                    }
-                    let n = self.vals.len();
-                    self.vals.truncate(n - 2);
-                    cur.pc += 1;
-                }
-                COp::ZeroStruct(s) => {
-                    let v = self.vals[(cur.base + s) as usize];
-                    let inst = match v {
-                        Value::Local(i) => self.inst.get(i as usize).copied(),
-                        _ => return runtime(loc_at(prog, func, pc), "not a local struct".into()),
+                COp::Warn
+                | COp::ZeroStruct(_)
+                | COp::ReadField(_)
+                | COp::WriteField(_)
+                | COp::Builtin(..)
+                | COp::ListFirst(_)
+                | COp::ListLast(_)
+                | COp::ListNext(_)
+                | COp::ListPrev(_) => {
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
                     };
-                    let Some((layout, start)) = inst else {
-                        let m = "use of a local struct after its function returned";
-                        return runtime(loc_at(prog, func, pc), m.into());
-                    };
-                    let z = &code.zeros[layout as usize];
-                    let start = start as usize;
-                    self.fields[start..start + z.len()].copy_from_slice(z);
+                    match self.object_op(code, prog, host, op, at) {
+                        Ok(touched) => shared = touched,
+                        Err(e) => return e,
+                    }
                     cur.pc += 1;
-                }
-                COp::Builtin(id, argc) => {
-                    let n = self.vals.len();
-                    let argc = argc as usize;
-                    match host.call(0, id, &self.vals[n - argc..]) {
-                        Ok(v) => {
-                            self.vals.truncate(n - argc);
-                            self.vals.push(v);
-                            cur.pc += 1;
-                            shared = true;
-                        }
-                        Err(e) => return host_err(loc_at(prog, func, pc), e),
-                    }
-                }
-                COp::ListFirst(list) | COp::ListLast(list) => {
-                    let top = self.top();
-                    let loc = || loc_at(prog, func, pc);
-                    match top {
-                        Value::Obj(..) => {
-                            let r = if matches!(op, COp::ListLast(_)) {
-                                host.list_last(0, top, list)
-                            } else {
-                                host.list_first(0, top, list)
-                            };
-                            match r {
-                                Ok(v) => {
-                                    *self.vals.last_mut().expect("verified height") = v;
-                                    cur.pc += 1;
-                                    shared = true;
-                                }
-                                Err(e) => return host_err(loc(), e),
-                            }
-                        }
-                        Value::Null => {
-                            let l = prog.field_name(list);
-                            let m = format!("NULL pointer dereference: list head `->{l}`");
-                            return runtime(loc(), m);
-                        }
-                        other => {
-                            let m = format!("list head {other} is not a kernel object");
-                            return runtime(loc(), m);
-                        }
-                    }
-                }
-                COp::ListNext(list) | COp::ListPrev(list) => {
-                    let (head, at) = (self.second(), self.top());
-                    let r = if matches!(op, COp::ListPrev(_)) {
-                        host.list_prev(0, head, list, at)
-                    } else {
-                        host.list_next(0, head, list, at)
-                    };
-                    match r {
-                        Ok(v) => {
-                            self.vals.pop();
-                            *self.vals.last_mut().expect("verified height") = v;
-                            cur.pc += 1;
-                            shared = true;
-                        }
-                        Err(e) => return host_err(loc_at(prog, func, pc), e),
-                    }
                 }
                 COp::Call(callee, argc) => {
                     if self.frames.len() + 1 >= MAX_CALL_DEPTH {
@@ -472,6 +331,204 @@ impl Machine {
                     );
                     return runtime(loc_at(prog, func, pc), m);
                 }
+            }
+        }
+    }
+}
+
+/// Where an instruction runs: its function, its index, and its frame's first local.
+#[derive(Clone, Copy)]
+struct At {
+    func: u32,
+    pc: u32,
+    base: u32,
+}
+
+impl At {
+    fn loc(self, prog: &Program) -> SrcLoc {
+        loc_at(prog, self.func, self.pc)
+    }
+}
+
+/// The instructions that reach objects: kernel objects through the host, or the local
+/// structs. Each advances to the next instruction when it succeeds (the caller moves the
+/// program counter) and says whether it touched the world.
+impl Machine {
+    #[inline]
+    fn object_op<H: Host + ?Sized>(
+        &mut self,
+        code: &Code,
+        prog: &Program,
+        host: &mut H,
+        op: COp,
+        at: At,
+    ) -> Result<bool, Ended> {
+        match op {
+            COp::Warn => self.warn(prog, at).map(|()| false),
+            COp::ZeroStruct(s) => self.zero_struct(code, prog, s, at).map(|()| false),
+            COp::ReadField(fd) => self.read_field(code, prog, host, fd, at),
+            COp::WriteField(fd) => self.write_field(code, prog, host, fd, at),
+            COp::Builtin(id, argc) => {
+                let n = self.vals.len();
+                let argc = argc as usize;
+                let v = host
+                    .call(0, id, &self.vals[n - argc..])
+                    .map_err(|e| host_err(at.loc(prog), e))?;
+                self.vals.truncate(n - argc);
+                self.vals.push(v);
+                Ok(true)
+            }
+            COp::ListFirst(list) | COp::ListLast(list) => {
+                self.list_end(prog, host, list, matches!(op, COp::ListLast(_)), at)
+            }
+            COp::ListNext(list) | COp::ListPrev(list) => {
+                let (head, cur) = (self.second(), self.top());
+                let v = if matches!(op, COp::ListPrev(_)) {
+                    host.list_prev(0, head, list, cur)
+                } else {
+                    host.list_next(0, head, list, cur)
+                }
+                .map_err(|e| host_err(at.loc(prog), e))?;
+                self.vals.pop();
+                *self.vals.last_mut().expect("verified height") = v;
+                Ok(true)
+            }
+            _ => unreachable!("run dispatches only object instructions here"),
+        }
+    }
+
+    /// `VM_WARN_ON*(cond)`: an assertion fault when the condition on top holds.
+    fn warn(&mut self, prog: &Program, at: At) -> Result<(), Ended> {
+        if self.top().truthy() {
+            let Op::Warn { macro_name, cond } = &prog.func(FuncId(at.func)).code[at.pc as usize].op
+            else {
+                unreachable!("a decoded Warn is a Warn")
+            };
+            return Err(Ended::Failed(Fault {
+                loc: at.loc(prog),
+                kind: FaultKind::Assertion {
+                    macro_name: macro_name.clone(),
+                    cond: cond.clone(),
+                },
+                message: format!("{macro_name}({cond}) triggered"),
+            }));
+        }
+        *self.vals.last_mut().expect("verified height") = Value::Bool(false);
+        Ok(())
+    }
+
+    fn zero_struct(&mut self, code: &Code, prog: &Program, s: u32, at: At) -> Result<(), Ended> {
+        let inst = match self.vals[(at.base + s) as usize] {
+            Value::Local(i) => self.inst.get(i as usize).copied(),
+            _ => return Err(runtime(at.loc(prog), "not a local struct".into())),
+        };
+        let Some((layout, start)) = inst else {
+            let m = "use of a local struct after its function returned";
+            return Err(runtime(at.loc(prog), m.into()));
+        };
+        let z = &code.zeros[layout as usize];
+        let start = start as usize;
+        self.fields[start..start + z.len()].copy_from_slice(z);
+        Ok(())
+    }
+
+    /// A read or write of `->field` through a pointer that is neither a kernel object nor a
+    /// local struct of the field's layout.
+    fn bad_pointer(prog: &Program, p: Value, fd: Field, verb: &str, at: At) -> Ended {
+        let name = prog.any_field_name(fd);
+        let m = match p {
+            Value::Null => format!("NULL pointer dereference {verb} `->{name}`"),
+            other => format!("{verb} `->{name}` of {other}, which is not a pointer"),
+        };
+        runtime(at.loc(prog), m)
+    }
+
+    fn read_field<H: Host + ?Sized>(
+        &mut self,
+        code: &Code,
+        prog: &Program,
+        host: &mut H,
+        fd: Field,
+        at: At,
+    ) -> Result<bool, Ended> {
+        let p = self.top();
+        let (v, touched) = match (p, fd) {
+            (Value::Obj(..), Field::Kernel(id)) => {
+                let v = host
+                    .read_field(0, p, id)
+                    .map_err(|e| host_err(at.loc(prog), e))?;
+                (v, true)
+            }
+            (Value::Local(_), Field::Local { layout, slot }) => {
+                let i = self
+                    .local_field(code, prog, p, layout, slot)
+                    .map_err(|m| runtime(at.loc(prog), m))?;
+                (self.fields[i], false)
+            }
+            _ => return Err(Self::bad_pointer(prog, p, fd, "reading", at)),
+        };
+        *self.vals.last_mut().expect("verified height") = v;
+        Ok(touched)
+    }
+
+    fn write_field<H: Host + ?Sized>(
+        &mut self,
+        code: &Code,
+        prog: &Program,
+        host: &mut H,
+        fd: Field,
+        at: At,
+    ) -> Result<bool, Ended> {
+        let (p, v) = (self.second(), self.top());
+        let touched = match (p, fd) {
+            (Value::Obj(..), Field::Kernel(id)) => {
+                host.write_field(0, p, id, v)
+                    .map_err(|e| host_err(at.loc(prog), e))?;
+                true
+            }
+            (Value::Local(_), Field::Local { layout, slot }) => {
+                let i = self
+                    .local_field(code, prog, p, layout, slot)
+                    .map_err(|m| runtime(at.loc(prog), m))?;
+                self.fields[i] = v;
+                false
+            }
+            _ => return Err(Self::bad_pointer(prog, p, fd, "writing", at)),
+        };
+        let n = self.vals.len();
+        self.vals.truncate(n - 2);
+        Ok(touched)
+    }
+
+    /// `list_first` / `list_last` of the list head on top.
+    fn list_end<H: Host + ?Sized>(
+        &mut self,
+        prog: &Program,
+        host: &mut H,
+        list: FieldId,
+        last: bool,
+        at: At,
+    ) -> Result<bool, Ended> {
+        let head = self.top();
+        match head {
+            Value::Obj(..) => {
+                let v = if last {
+                    host.list_last(0, head, list)
+                } else {
+                    host.list_first(0, head, list)
+                }
+                .map_err(|e| host_err(at.loc(prog), e))?;
+                *self.vals.last_mut().expect("verified height") = v;
+                Ok(true)
+            }
+            Value::Null => {
+                let l = prog.field_name(list);
+                let m = format!("NULL pointer dereference: list head `->{l}`");
+                Err(runtime(at.loc(prog), m))
+            }
+            other => {
+                let m = format!("list head {other} is not a kernel object");
+                Err(runtime(at.loc(prog), m))
             }
         }
     }
