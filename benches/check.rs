@@ -3,15 +3,98 @@
 //! state and call counts with and without each: the symmetry over mms (`--symmetry`) and the
 //! commuting calls (`--commute`) at the default scope, the symmetry over files
 //! (`--file-symmetry`) at the default scope with two regular files.
+//! First, the engines: calls/s of the reference interpreter and of the compiled engine, on
+//! the calls of the default scope's first levels and over the whole default search, and the
+//! ratios.
 //! `cargo bench --bench check`
 
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::scope::Scope;
-use rmapcheck::explore::search::search;
+use rmapcheck::explore::alphabet;
+use rmapcheck::explore::budget::Budget;
+use rmapcheck::explore::scope::{Engine, Scope};
+use rmapcheck::explore::search::{fingerprint, search, CallSystem};
+use rmapcheck::lang::Program;
+use rmapcheck::world::scenario::Call;
+use rmapcheck::world::World;
+use std::collections::HashSet;
 use std::path::Path;
+use std::time::Instant;
+
+/// Every state of the default scope up to `depth` calls and every call it offers.
+fn sample(prog: &Program, scope: &Scope, depth: u32) -> Vec<(World, Call)> {
+    let sys = CallSystem::new(prog, scope, Budget::unlimited());
+    let mut level = vec![scope.initial_scenario().build().expect("world").canonical()];
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for w in &level {
+            for call in alphabet::calls(scope, prog, w) {
+                let mut w2 = w.clone();
+                let failed = sys.apply(&mut w2, &call).failure.is_some();
+                out.push((w.clone(), call));
+                let w2 = sys.canonical(&w2);
+                if !failed && seen.insert(fingerprint(&w2)) {
+                    next.push(w2);
+                }
+            }
+        }
+        level = next;
+    }
+    out
+}
+
+/// Seconds `engine` takes to apply every call of `pairs` (on copies made before the clock
+/// starts), on this thread.
+fn time_calls(prog: &Program, scope: &Scope, engine: Engine, pairs: &[(World, Call)]) -> f64 {
+    let mut scope = scope.clone();
+    scope.engine = engine;
+    let sys = CallSystem::new(prog, &scope, Budget::unlimited());
+    let mut worlds: Vec<World> = pairs.iter().map(|(w, _)| w.clone()).collect();
+    let t = Instant::now();
+    for (w, (_, call)) in worlds.iter_mut().zip(pairs) {
+        std::hint::black_box(sys.apply(w, call));
+    }
+    t.elapsed().as_secs_f64()
+}
+
+/// The engines side by side: on the calls alone (best of three alternating runs each), and
+/// over the whole default search.
+fn engines(prog: &Program) {
+    let scope = Scope::builtin("default").expect("scope");
+    let pairs = sample(prog, &scope, 3);
+    let n = pairs.len() as f64;
+    let (mut r, mut c) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        r = r.min(time_calls(prog, &scope, Engine::Reference, &pairs));
+        c = c.min(time_calls(prog, &scope, Engine::Compiled, &pairs));
+    }
+    println!(
+        "engine, {} calls of the default scope's first 3 levels (apply with every check, one \
+         thread): reference {:.0} calls/s, compiled {:.0} calls/s, ratio {:.2}",
+        pairs.len(),
+        n / r,
+        n / c,
+        r / c
+    );
+    let mut per = Vec::new();
+    for engine in [Engine::Reference, Engine::Compiled] {
+        let mut s = scope.clone();
+        s.engine = engine;
+        let (_, st) = search(prog, "baseline", &s, &mut |_, _, _, _| {});
+        let cps = st.transitions as f64 / st.seconds;
+        println!(
+            "engine, whole default search: {engine:?}: {} states, {} calls, {:.2}s, {cps:.0} calls/s",
+            st.states, st.transitions, st.seconds
+        );
+        per.push(cps);
+    }
+    println!("engine, whole default search: ratio {:.2}", per[1] / per[0]);
+}
 
 fn main() {
     let prog = load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline");
+    engines(&prog);
     let runs = [
         "default",
         "contract",

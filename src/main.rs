@@ -164,6 +164,11 @@ enum Cmd {
         /// scope's `commute` field).
         #[arg(long)]
         commute: bool,
+        /// Which engine runs the calls: compiled (the model decoded once, each call run to its
+        /// end in one loop) or reference (the step-by-step interpreter); the same states and
+        /// verdicts. Traces are always recorded with the reference interpreter.
+        #[arg(long, value_enum, default_value_t = rmapcheck::scope::Engine::Compiled)]
+        engine: rmapcheck::scope::Engine,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -432,6 +437,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             symmetry,
             file_symmetry,
             commute,
+            engine,
         } => {
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -451,6 +457,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 symmetry,
                 file_symmetry,
                 commute,
+                engine,
                 format: format.lib(),
                 trace_dir,
                 repro_dir,

@@ -35,6 +35,17 @@ pub enum ScopeError {
     },
 }
 
+/// Which engine runs a call: the compiled one (`exec::machine`, the default) or the reference
+/// interpreter (`exec::thread`). Traces are always recorded with the reference interpreter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The model decoded once into plain operations, each call run to its end in one loop.
+    #[default]
+    Compiled,
+    /// The step-by-step interpreter that records traces.
+    Reference,
+}
+
 /// Which calls the explorer makes (callers only, or the contract entry points too).
 pub use crate::entry::Mode;
 
@@ -99,6 +110,10 @@ pub struct Scope {
     /// calls run. Off by default.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub commute: bool,
+    /// Which engine runs the calls of the search (`compiled` unless asked otherwise; the
+    /// same worlds and verdicts either way). Not a field of scope files.
+    #[serde(skip)]
+    pub engine: Engine,
     /// The scope file this scope was read from (none: built in or made in code).
     #[serde(skip)]
     pub source: Option<String>,
@@ -130,6 +145,7 @@ impl Default for Scope {
             symmetry: false,
             file_symmetry: false,
             commute: false,
+            engine: Engine::default(),
             source: None,
         }
     }

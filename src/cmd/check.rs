@@ -59,6 +59,8 @@ pub struct CheckArgs {
     pub file_symmetry: bool,
     /// Turn the commuting-calls reduction on (`src/explore/commute.rs`).
     pub commute: bool,
+    /// The engine that runs the calls (the same states and verdicts either way).
+    pub engine: crate::scope::Engine,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -94,6 +96,7 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     if a.commute {
         s.commute = true;
     }
+    s.engine = a.engine;
     if a.cluster.is_some() && s.commute {
         return Err("the distributed search does not use sleep sets: no --commute".into());
     }
@@ -437,6 +440,12 @@ impl Run<'_> {
             }
         };
         let name = m.display().to_string();
+        if self.scope.engine == crate::scope::Engine::Compiled {
+            if let Err(e) = crate::exec::compiled::Code::new(&prog) {
+                // the search falls back to the reference interpreter: the same verdict
+                writeln!(self.err, "{name}: note: the reference engine runs it ({e})")?;
+            }
+        }
         let bar = super::progress::Bar::new(self.a.progress, &name);
         let budget = Budget::of_scope(self.scope);
         // the peak resident set of this model's search, not of the models before it

@@ -1,7 +1,9 @@
 //! The interpreter: resumable model threads that act on the world through the `Host` trait.
 
+pub mod compiled;
 pub mod host;
 mod local;
+pub(crate) mod machine;
 pub mod run;
 mod spare;
 pub mod step;

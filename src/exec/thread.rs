@@ -88,33 +88,44 @@ fn fit(t: &Type, v: Value) -> Option<Value> {
     }
 }
 
+/// The function `entry` names and `args` fitted to its parameters, or why the call cannot
+/// start (both engines start a call this way).
+pub(crate) fn entry_args(
+    prog: &Program,
+    entry: &str,
+    args: &[Value],
+) -> Result<(FuncId, Vec<Value>), String> {
+    let id = prog
+        .function(entry)
+        .ok_or_else(|| format!("the model has no function `{entry}`"))?;
+    let sig = prog.func_sig(id);
+    if sig.params.len() != args.len() {
+        return Err(format!(
+            "`{entry}` takes {} arguments but {} were given",
+            sig.params.len(),
+            args.len()
+        ));
+    }
+    let mut fitted = Vec::with_capacity(args.len());
+    for (i, ((pname, t), v)) in sig.params.iter().zip(args).enumerate() {
+        match fit(t, *v) {
+            Some(v) => fitted.push(v),
+            None => {
+                return Err(format!(
+                    "argument {} (`{pname}`) of `{entry}` cannot be {v}",
+                    i + 1
+                ))
+            }
+        }
+    }
+    Ok((id, fitted))
+}
+
 impl Thread {
     /// A thread about to run `entry(args)`. Checks that the function exists and that the
     /// arguments fit its parameters.
     pub fn start(prog: &Program, entry: &str, args: &[Value]) -> Result<Thread, String> {
-        let id = prog
-            .function(entry)
-            .ok_or_else(|| format!("the model has no function `{entry}`"))?;
-        let sig = prog.func_sig(id);
-        if sig.params.len() != args.len() {
-            return Err(format!(
-                "`{entry}` takes {} arguments but {} were given",
-                sig.params.len(),
-                args.len()
-            ));
-        }
-        let mut fitted = Vec::with_capacity(args.len());
-        for (i, ((pname, t), v)) in sig.params.iter().zip(args).enumerate() {
-            match fit(t, *v) {
-                Some(v) => fitted.push(v),
-                None => {
-                    return Err(format!(
-                        "argument {} (`{pname}`) of `{entry}` cannot be {v}",
-                        i + 1
-                    ))
-                }
-            }
-        }
+        let (id, fitted) = entry_args(prog, entry, args)?;
         let mut t = Thread {
             // room for the nesting of most calls, so that the stack does not grow frame by frame
             frames: Vec::with_capacity(FRAMES_ROOM),

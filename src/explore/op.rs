@@ -1,9 +1,16 @@
 //! Apply one entry-point call to a world with every check on: the step-local violations the
 //! builtins raise, the structural tree checks after each visible step, and the whole-world checks
 //! when the call returns. Used by `rmapcheck run`, the explorer, replay and minimisation.
+//!
+//! Two engines run the call: the reference interpreter ([`apply`], which can record every step
+//! for traces) and the compiled engine ([`apply_compiled`], the explorer's default), with the
+//! same checks at the same steps.
 
 use crate::check::{self, Invariant, InvariantSet, Violation};
-use crate::exec::{FaultKind, Step, Thread};
+use crate::exec::compiled::Code;
+use crate::exec::machine::{run_call, Ended};
+use crate::exec::thread::entry_args;
+use crate::exec::{Fault, FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
 use crate::world::scenario::Call;
 use crate::world::World;
@@ -42,21 +49,12 @@ impl Default for CheckOpts {
     }
 }
 
-/// Apply `call` to `world` (single thread 0). The world is left as the call left it, also when
-/// it failed.
+/// Apply `call` to `world` (single thread 0) with the reference interpreter. The world is
+/// left as the call left it, also when it failed.
 pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) -> OpOutcome {
     let mut steps = Vec::new();
     world.take_violations();
-    // mapping-preserved compares the page tables a call leaves with those it started from
-    let preserved = opts
-        .invariants
-        .contains(Invariant::MappingPreserved)
-        .then(|| {
-            (
-                check::pages::page_tables(world),
-                check::pages::pte_change(call, world),
-            )
-        });
+    let preserved = preserved(world, call, opts);
     let fail = |steps: &Vec<StepRecord>, loc: Option<SrcLoc>, violations: Vec<Violation>| {
         Some(Failure {
             step: steps.len().checked_sub(1),
@@ -66,19 +64,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
     };
     let mut thread = match Thread::start(prog, &call.func, &call.args) {
         Ok(t) => t,
-        Err(e) => {
-            return OpOutcome {
-                steps,
-                failure: Some(Failure {
-                    step: None,
-                    loc: None,
-                    violations: vec![Violation::new(
-                        Invariant::ModelFault,
-                        format!("{call}: {e}"),
-                    )],
-                }),
-            }
-        }
+        Err(e) => return start_failure(call, e),
     };
     thread.set_describe(opts.record);
     for _ in 0..MAX_STEPS_PER_CALL {
@@ -102,10 +88,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                         what: ev.what,
                     });
                 }
-                let mut v = opts.invariants.filter(check::from_world(world));
-                if opts.per_step {
-                    v.extend(check::after_step(world, opts.invariants));
-                }
+                let v = step_violations(world, opts);
                 if !v.is_empty() {
                     return OpOutcome {
                         failure: fail(&steps, Some(ev.loc), v),
@@ -115,33 +98,17 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
             }
             Step::Blocked => {
                 let loc = thread.loc(prog);
-                let v = Violation::new(
-                    Invariant::LockDiscipline,
-                    "deadlock: the call waits for a lock that only it could release",
-                );
                 // a deadlocked call cannot go on, whatever is checked
                 return OpOutcome {
-                    failure: fail(&steps, loc, vec![v]),
+                    failure: fail(&steps, loc, vec![deadlock()]),
                     steps,
                 };
             }
             Step::Finished(_) => {
-                let mut v = check::at_boundary(world, opts.invariants);
-                if let (true, Some((before, change))) = (v.is_empty(), &preserved) {
-                    v = check::pages::check_mapping_preserved(before, *change, world);
-                }
-                let failure = (!v.is_empty()).then_some(Failure {
-                    step: None,
-                    loc: None,
-                    violations: v,
-                });
+                let failure = finished(world, opts, &preserved);
                 return OpOutcome { steps, failure };
             }
             Step::Failed(f) => {
-                let inv = match f.kind {
-                    FaultKind::Assertion { .. } => Invariant::ModelAssert,
-                    _ => Invariant::ModelFault,
-                };
                 if opts.record {
                     steps.push(StepRecord {
                         loc: f.loc,
@@ -149,17 +116,7 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
                         what: f.message.clone(),
                     });
                 }
-                let mut v = check::from_world(world);
-                v.insert(0, Violation::new(inv, f.message.clone()));
-                let v = opts.invariants.filter(v);
-                if v.is_empty() {
-                    // the invariant is not checked: the run still cannot go on
-                    let v = vec![Violation::new(inv, f.message.clone())];
-                    return OpOutcome {
-                        failure: fail(&steps, Some(f.loc), v),
-                        steps,
-                    };
-                }
+                let v = fault_violations(world, opts, &f);
                 return OpOutcome {
                     failure: fail(&steps, Some(f.loc), v),
                     steps,
@@ -169,14 +126,156 @@ pub fn apply(prog: &Program, world: &mut World, call: &Call, opts: CheckOpts) ->
     }
     let loc = thread.loc(prog);
     OpOutcome {
-        failure: fail(
-            &steps,
-            loc,
-            vec![Violation::new(
-                Invariant::ModelFault,
-                format!("{call} did not return within {MAX_STEPS_PER_CALL} steps"),
-            )],
-        ),
+        failure: fail(&steps, loc, vec![step_limit(call)]),
         steps,
+    }
+}
+
+/// What mapping-preserved compares the call's end with: the page tables it starts from and
+/// the change it may make to them (when that invariant is checked).
+type Preserved = Option<(Vec<crate::world::pages::PageTable>, check::pages::PteChange)>;
+
+fn preserved(world: &World, call: &Call, opts: CheckOpts) -> Preserved {
+    opts.invariants
+        .contains(Invariant::MappingPreserved)
+        .then(|| {
+            (
+                check::pages::page_tables(world),
+                check::pages::pte_change(call, world),
+            )
+        })
+}
+
+/// A call that cannot start (no such function, arguments that do not fit).
+fn start_failure(call: &Call, e: String) -> OpOutcome {
+    OpOutcome {
+        steps: Vec::new(),
+        failure: Some(Failure {
+            step: None,
+            loc: None,
+            violations: vec![Violation::new(
+                Invariant::ModelFault,
+                format!("{call}: {e}"),
+            )],
+        }),
+    }
+}
+
+/// The checks after a visible step: the violations the builtins raised, then the structural
+/// checks of the trees the step may have changed.
+fn step_violations(world: &mut World, opts: CheckOpts) -> Vec<Violation> {
+    let mut v = opts.invariants.filter(check::from_world(world));
+    if opts.per_step {
+        v.extend(check::after_step(world, opts.invariants));
+    }
+    v
+}
+
+fn deadlock() -> Violation {
+    Violation::new(
+        Invariant::LockDiscipline,
+        "deadlock: the call waits for a lock that only it could release",
+    )
+}
+
+/// The checks when the call has returned.
+fn finished(world: &World, opts: CheckOpts, preserved: &Preserved) -> Option<Failure> {
+    let mut v = check::at_boundary(world, opts.invariants);
+    if let (true, Some((before, change))) = (v.is_empty(), preserved) {
+        v = check::pages::check_mapping_preserved(before, *change, world);
+    }
+    (!v.is_empty()).then_some(Failure {
+        step: None,
+        loc: None,
+        violations: v,
+    })
+}
+
+/// The violations of a call that faulted: the fault's own (an assertion or a model fault)
+/// first, then those the builtins raised; the fault's alone when none of them is checked
+/// (the run cannot go on anyway).
+fn fault_violations(world: &mut World, opts: CheckOpts, f: &Fault) -> Vec<Violation> {
+    let inv = match f.kind {
+        FaultKind::Assertion { .. } => Invariant::ModelAssert,
+        _ => Invariant::ModelFault,
+    };
+    let mut v = check::from_world(world);
+    v.insert(0, Violation::new(inv, f.message.clone()));
+    let v = opts.invariants.filter(v);
+    if v.is_empty() {
+        vec![Violation::new(inv, f.message.clone())]
+    } else {
+        v
+    }
+}
+
+fn step_limit(call: &Call) -> Violation {
+    Violation::new(
+        Invariant::ModelFault,
+        format!("{call} did not return within {MAX_STEPS_PER_CALL} steps"),
+    )
+}
+
+/// [`apply`] with the compiled engine (`exec::machine`): the same world and the same failure
+/// (invariants, messages, location). Steps are not recorded: with `opts.record` the reference
+/// interpreter runs the call, so traces always come from it.
+pub fn apply_compiled(
+    code: &Code,
+    prog: &Program,
+    world: &mut World,
+    call: &Call,
+    opts: CheckOpts,
+) -> OpOutcome {
+    if opts.record {
+        return apply(prog, world, call, opts);
+    }
+    world.take_violations();
+    let preserved = preserved(world, call, opts);
+    let (entry, args) = match entry_args(prog, &call.func, &call.args) {
+        Ok(x) => x,
+        Err(e) => return start_failure(call, e),
+    };
+    let mut failed = None;
+    let mut visible = |w: &mut World, loc: SrcLoc| {
+        if w.scratch.violations.is_empty() && !w.scratch.trees_dirty {
+            return false;
+        }
+        let v = step_violations(w, opts);
+        if v.is_empty() {
+            return false;
+        }
+        failed = Some(Failure {
+            step: None,
+            loc: Some(loc),
+            violations: v,
+        });
+        true
+    };
+    let ended = run_call(
+        code,
+        prog,
+        world,
+        entry,
+        &args,
+        MAX_STEPS_PER_CALL,
+        &mut visible,
+    );
+    let at = |loc: Option<SrcLoc>, violations| {
+        Some(Failure {
+            step: None,
+            loc,
+            violations,
+        })
+    };
+    let failure = match ended {
+        Ended::Stopped => failed,
+        Ended::Finished => finished(world, opts, &preserved),
+        Ended::Blocked(loc) => at(Some(loc), vec![deadlock()]),
+        Ended::Failed(f) => at(Some(f.loc), fault_violations(world, opts, &f)),
+        Ended::Limit(loc) => at(loc, vec![step_limit(call)]),
+    };
+    OpOutcome {
+        steps: Vec::new(),
+        failure,
     }
 }

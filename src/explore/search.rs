@@ -6,10 +6,11 @@ use super::alphabet;
 use super::budget::Budget;
 use super::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
 use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
-use super::op::{apply, CheckOpts};
-use super::scope::Scope;
+use super::op::{apply, apply_compiled, CheckOpts, OpOutcome};
+use super::scope::{Engine, Scope};
 use super::walkers;
 use crate::check;
+use crate::exec::compiled::Code;
 use crate::exec::host::Value;
 use crate::lang::Program;
 use crate::trace::Trace;
@@ -59,6 +60,11 @@ pub struct CallSystem<'a> {
     opts: CheckOpts,
     /// The search's budget, shared with the walker explorations it starts.
     budget: Arc<Budget>,
+    /// The model decoded for the compiled engine; `None` with the reference engine (asked
+    /// for, or a model the compiled one cannot run exactly: [`CallSystem::engine_note`]).
+    code: Option<Arc<Code>>,
+    /// Why the compiled engine was asked for but the reference one runs.
+    engine_note: Option<String>,
 }
 
 /// Why a call sequence failed.
@@ -73,10 +79,22 @@ pub enum CallFailure {
 
 impl<'a> CallSystem<'a> {
     pub fn new(prog: &'a Program, scope: &'a Scope, budget: Arc<Budget>) -> Self {
+        let (code, engine_note) = match scope.engine {
+            Engine::Reference => (None, None),
+            Engine::Compiled => match Code::new(prog) {
+                Ok(c) => (Some(Arc::new(c)), None),
+                Err(e) => (
+                    None,
+                    Some(format!("the compiled engine cannot run it ({e})")),
+                ),
+            },
+        };
         CallSystem {
             prog,
             scope,
             budget,
+            code,
+            engine_note,
             opts: CheckOpts {
                 record: false,
                 per_step: true,
@@ -94,8 +112,21 @@ impl<'a> CallSystem<'a> {
             .into_iter()
             .nth(index)?;
         let mut w2 = w.clone();
-        apply(self.prog, &mut w2, &call, self.opts);
+        self.apply(&mut w2, &call);
         Some((call, self.canonical(&w2)))
+    }
+
+    /// Apply `call` to `w` with the system's engine and checks.
+    pub fn apply(&self, w: &mut World, call: &Call) -> OpOutcome {
+        match &self.code {
+            Some(code) => apply_compiled(code, self.prog, w, call, self.opts),
+            None => apply(self.prog, w, call, self.opts),
+        }
+    }
+
+    /// Why the reference engine runs although the compiled one was asked for.
+    pub fn engine_note(&self) -> Option<&str> {
+        self.engine_note.as_deref()
     }
 
     /// The search's budget.
@@ -157,7 +188,7 @@ impl TransitionSystem for CallSystem<'_> {
 
     fn successor(&self, w: &World, call: &Call) -> Option<World> {
         let mut w2 = w.clone();
-        apply(self.prog, &mut w2, call, self.opts);
+        self.apply(&mut w2, call);
         Some(self.canonical(&w2))
     }
 }
@@ -176,7 +207,7 @@ impl CallSystem<'_> {
     /// or why a walker exploration stopped short.
     pub fn call_step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
         let mut w2 = w.clone();
-        let out = apply(self.prog, &mut w2, call, self.opts);
+        let out = self.apply(&mut w2, call);
         if out.failure.is_some() {
             return CallStep::Failed(CallFailure::Call);
         }

@@ -1,0 +1,211 @@
+//! The compiled engine's form of a model: each function's instructions decoded once into
+//! plain `Copy` operations ([`COp`]) with the slot counts, initial slots, struct slots and
+//! zeroed struct fields a frame needs, and the whole program verified so that the engine
+//! (`exec::machine`) can keep every frame's locals and operand stack in one value vector.
+//!
+//! The decoded code keeps the interpreter's instruction numbering (operation `i` of a function
+//! is its instruction `i`, jump targets unchanged, one more operation at the end for running
+//! past it), so source locations, assertion texts and field names are read from the
+//! [`Program`] by the same index when a step is reported or fails.
+//!
+//! Verification refuses a program whose code the engine would run differently from the
+//! interpreter: a jump past a function's end, a slot outside its frame, or an instruction
+//! that could find fewer operands than it takes (the interpreter reads a missing operand as
+//! `void`; the engine would read the frame below). The engine is then not used for that
+//! program ([`Code::new`] says why) and the reference interpreter runs it.
+
+use crate::lang::ast::{BinOp, UnOp};
+use crate::lang::check::zero;
+use crate::lang::program::{Field, FuncId, Op};
+use crate::lang::types::{BuiltinId, FieldId};
+use crate::lang::{Program, SrcLoc};
+use crate::value::Value;
+
+/// One decoded instruction. Same meaning as the [`Op`] of the same index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum COp {
+    Const(Value),
+    Load(u32),
+    Store(u32),
+    Pop,
+    Dup,
+    Truth,
+    ToInt,
+    Unary(UnOp),
+    Binary(BinOp),
+    Jump(u32),
+    JumpIfFalse(u32),
+    ReadField(Field),
+    WriteField(Field),
+    Call(FuncId, u32),
+    Builtin(BuiltinId, u32),
+    Return,
+    ListFirst(FieldId),
+    ListNext(FieldId),
+    ListLast(FieldId),
+    ListPrev(FieldId),
+    /// The texts of the assertion are the [`Op::Warn`] of the same index.
+    Warn,
+    ZeroStruct(u32),
+    /// Past the last instruction: the interpreter's "ran past the end of a function".
+    End,
+}
+
+/// A decoded function.
+#[derive(Clone, Debug)]
+pub(crate) struct CodeFn {
+    /// The operations, one per instruction, and [`COp::End`] after them.
+    pub ops: Vec<COp>,
+    /// Instructions in the source function (the index of `End`).
+    pub len: u32,
+    /// The value every local slot holds when a frame starts.
+    pub slot_init: Vec<Value>,
+    /// (slot, layout) of the struct values a frame creates.
+    pub struct_slots: Vec<(u32, u32)>,
+    /// Where the function is defined (the location of running past its end).
+    pub loc: SrcLoc,
+}
+
+/// A program decoded for the compiled engine.
+#[derive(Clone, Debug)]
+pub struct Code {
+    pub(crate) funcs: Vec<CodeFn>,
+    /// The zeroed fields of each local struct layout.
+    pub(crate) zeros: Vec<Vec<Value>>,
+}
+
+impl Code {
+    /// Decode and verify `prog`; the reason when the engine cannot run it exactly as the
+    /// interpreter does.
+    pub fn new(prog: &Program) -> Result<Code, String> {
+        let zeros = prog
+            .structs()
+            .iter()
+            .map(|s| s.fields.iter().map(|(_, t)| zero(t)).collect())
+            .collect();
+        let mut funcs = Vec::with_capacity(prog.funcs.len());
+        for f in &prog.funcs {
+            let name = &f.sig.name;
+            let nslots = f.slot_init.len() as u32;
+            if f.sig.params.len() as u32 > nslots {
+                return Err(format!("`{name}` has more parameters than slots"));
+            }
+            for &(slot, layout) in &f.struct_slots {
+                if slot >= nslots || layout as usize >= prog.structs().len() {
+                    return Err(format!("`{name}`: struct slot {slot} out of range"));
+                }
+            }
+            let ops: Vec<COp> = f
+                .code
+                .iter()
+                .map(|i| decode(&i.op))
+                .chain(std::iter::once(COp::End))
+                .collect();
+            let len = f.code.len() as u32;
+            verify(prog, &ops, nslots).map_err(|e| format!("`{name}`: {e}"))?;
+            funcs.push(CodeFn {
+                ops,
+                len,
+                slot_init: f.slot_init.clone(),
+                struct_slots: f.struct_slots.clone(),
+                loc: f.loc,
+            });
+        }
+        Ok(Code { funcs, zeros })
+    }
+}
+
+fn decode(op: &Op) -> COp {
+    match op {
+        Op::Const(v) => COp::Const(*v),
+        Op::Load(s) => COp::Load(*s),
+        Op::Store(s) => COp::Store(*s),
+        Op::Pop => COp::Pop,
+        Op::Dup => COp::Dup,
+        Op::ReadField(f) => COp::ReadField(*f),
+        Op::WriteField(f) => COp::WriteField(*f),
+        Op::Unary(u) => COp::Unary(*u),
+        Op::Binary(b) => COp::Binary(*b),
+        Op::Truth => COp::Truth,
+        Op::ToInt => COp::ToInt,
+        Op::Jump(t) => COp::Jump(*t),
+        Op::JumpIfFalse(t) => COp::JumpIfFalse(*t),
+        Op::Call(f, n) => COp::Call(*f, *n),
+        Op::Builtin(b, n) => COp::Builtin(*b, *n),
+        Op::Return => COp::Return,
+        Op::ListFirst(l) => COp::ListFirst(*l),
+        Op::ListNext(l) => COp::ListNext(*l),
+        Op::ListLast(l) => COp::ListLast(*l),
+        Op::ListPrev(l) => COp::ListPrev(*l),
+        Op::Warn { .. } => COp::Warn,
+        Op::ZeroStruct(s) => COp::ZeroStruct(*s),
+    }
+}
+
+/// Operands `op` takes from the operand stack and values it leaves there.
+fn arity(op: COp) -> (u32, u32) {
+    match op {
+        COp::Const(_) | COp::Load(_) => (0, 1),
+        COp::Dup => (1, 2),
+        COp::Store(_) | COp::Pop | COp::JumpIfFalse(_) => (1, 0),
+        COp::Truth
+        | COp::ToInt
+        | COp::Unary(_)
+        | COp::ReadField(_)
+        | COp::ListFirst(_)
+        | COp::ListLast(_)
+        | COp::Warn => (1, 1),
+        COp::Binary(_) | COp::ListNext(_) | COp::ListPrev(_) => (2, 1),
+        COp::WriteField(_) => (2, 0),
+        COp::Call(_, n) | COp::Builtin(_, n) => (n, 1),
+        // a return with an empty stack returns void, as the interpreter's does
+        COp::Jump(_) | COp::Return | COp::ZeroStruct(_) | COp::End => (0, 0),
+    }
+}
+
+/// Every reachable instruction finds the operands it takes (one stack height per
+/// instruction, whatever the path to it), jumps stay within the function and slots within
+/// the frame.
+fn verify(prog: &Program, ops: &[COp], nslots: u32) -> Result<(), String> {
+    let mut height: Vec<Option<u32>> = vec![None; ops.len()];
+    let mut work = vec![(0u32, 0u32)];
+    while let Some((pc, h)) = work.pop() {
+        let Some(seen) = height.get_mut(pc as usize) else {
+            return Err(format!("instruction {pc} is past the end"));
+        };
+        match *seen {
+            Some(x) if x == h => continue,
+            Some(x) => {
+                return Err(format!(
+                    "instruction {pc} is reached at heights {x} and {h}"
+                ))
+            }
+            None => *seen = Some(h),
+        }
+        let op = ops[pc as usize];
+        let (takes, leaves) = arity(op);
+        if h < takes {
+            return Err(format!("instruction {pc} takes {takes} operands of {h}"));
+        }
+        match op {
+            COp::Load(s) | COp::Store(s) | COp::ZeroStruct(s) if s >= nslots => {
+                return Err(format!("instruction {pc}: slot {s} out of range"))
+            }
+            COp::Call(f, _) if f.0 as usize >= prog.funcs.len() => {
+                return Err(format!("instruction {pc} calls a missing function"))
+            }
+            _ => {}
+        }
+        let next = h - takes + leaves;
+        match op {
+            COp::Return | COp::End => {}
+            COp::Jump(t) => work.push((t, next)),
+            COp::JumpIfFalse(t) => {
+                work.push((t, next));
+                work.push((pc + 1, next));
+            }
+            _ => work.push((pc + 1, next)),
+        }
+    }
+    Ok(())
+}
