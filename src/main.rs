@@ -1,10 +1,10 @@
 //! The `rmapcheck` command line.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use rmapcheck::cmd::{exit_status, CmdError, CmdResult, Exit};
+use rmapcheck::cmd::{exit_status, CmdError, CmdResult};
 
 #[derive(Parser)]
 #[command(
@@ -388,39 +388,6 @@ enum Cmd {
     },
 }
 
-/// `rmapcheck tree`: exit status 0 ok, 1 a violation, 2 bad input.
-fn cmd_tree(file: Option<PathBuf>, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
-    let (name, src) = match file {
-        Some(p) if p.as_os_str() != "-" => match std::fs::read_to_string(&p) {
-            Ok(s) => (p.display().to_string(), s),
-            Err(e) => {
-                return Err(CmdError::line(format_args!(
-                    "rmapcheck tree: cannot read {}: {e}",
-                    p.display()
-                )))
-            }
-        },
-        _ => {
-            let mut s = String::new();
-            if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-                return Err(CmdError::line(format_args!(
-                    "rmapcheck tree: cannot read standard input: {e}"
-                )));
-            }
-            ("<stdin>".to_string(), s)
-        }
-    };
-    let r = rmapcheck::tree::ops::run_ops(&name, &src);
-    out.write_all(r.stdout.as_bytes())?;
-    err.write_all(r.stderr.as_bytes())?;
-    Ok(match r.status {
-        0 => Exit::Ok,
-        1 => Exit::Found,
-        // the op list did not parse; the message is in r.stderr
-        _ => Exit::BadInput,
-    })
-}
-
 /// Run one subcommand, writing to `out` and `err`.
 fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     use rmapcheck::cmd;
@@ -588,7 +555,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             };
             cmd::replay::replay(&args, out)
         }
-        Cmd::Tree { file } => cmd_tree(file, out, err),
+        Cmd::Tree { file } => cmd::tree::run(file, out, err),
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {
             cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)

@@ -30,6 +30,7 @@ pub mod prove;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod tree;
 
 pub use crate::models::{discover_models, expand_model_args, load_model, resolve_model};
 
