@@ -89,7 +89,7 @@ pub(crate) const MMAP_FIXED_FAIL: Entry = Entry {
 /// The ranges `sys_mmap_fixed` replaces (one to four VMAs overlapped).
 fn fixed_fail_offer(h: &Here, emit: Emit) {
     let mmv = h.mmv();
-    super::fixed::replaced_ranges(h, &mut |s, e| emit(vec![mmv.clone(), int(s), int(e)]));
+    super::fixed::replaced_ranges(h, &mut |s, e| emit(vec![mmv, int(s), int(e)]));
 }
 
 /// The range `sys_mmap_fixed`'s pick would take.
