@@ -282,7 +282,8 @@ pub(crate) fn pte_change(call: &Call, before: &World) -> PteChange {
     };
     let int = |i| arg_int(call, i);
     let change = match call.func.as_str() {
-        "sys_munmap" => (|| {
+        // a MAP_FIXED failing after its clean-up leaves the range unmapped, as munmap does
+        "sys_munmap" | "sys_mmap_fixed_fail" => (|| {
             Some(PteChange::Drop {
                 mm,
                 start: int(1)?,

@@ -32,7 +32,7 @@ pub(crate) const MMAP_FIXED: Entry = Entry {
 };
 
 /// How many VMAs of `mm` the range `[s, e)` overlaps.
-fn overlapped(w: &World, mm: u32, s: u64, e: u64) -> usize {
+pub(super) fn overlapped(w: &World, mm: u32, s: u64, e: u64) -> usize {
     w.mms[mm as usize]
         .vmas
         .iter()
@@ -46,7 +46,14 @@ fn overlapped(w: &World, mm: u32, s: u64, e: u64) -> usize {
 /// private. A replacing map splits at most two VMAs, so it may leave one more VMA than it
 /// found: it is offered while the mm has fewer than `max_vmas`.
 fn fixed_offer(h: &Here, emit: Emit) {
-    let (b, mmv) = (h.bounds, h.mmv());
+    let mmv = h.mmv();
+    replaced_ranges(h, &mut |s, e| super::syscalls::mappings(h, mmv, s, e, emit));
+}
+
+/// Every range `[s, e)` up to `max_len` pages that overlaps one to [`MAX_REPLACED`] VMAs,
+/// while the mm has fewer than `max_vmas` (shared with `sys_mmap_fixed_fail`).
+pub(super) fn replaced_ranges(h: &Here, f: &mut dyn FnMut(u64, u64)) {
+    let b = h.bounds;
     if h.vmas.len() >= b.max_vmas {
         return;
     }
@@ -57,7 +64,7 @@ fn fixed_offer(h: &Here, emit: Emit) {
             if n == 0 || n > MAX_REPLACED {
                 continue;
             }
-            super::syscalls::mappings(h, mmv, s, e, emit);
+            f(s, e);
         }
     }
 }
@@ -66,6 +73,12 @@ fn fixed_offer(h: &Here, emit: Emit) {
 /// may cover, straddle or reach past either end), kept below [`SPACE`]; file `file - 1`
 /// (modulo the count) or anonymous for 0, as `sys_mmap`'s pick.
 fn fixed_pick(p: &Pick) -> Option<Vec<Value>> {
+    let (s, e) = picked_range(p)?;
+    Some(super::syscalls::picked_mapping(p, s, e))
+}
+
+/// The range of [`fixed_pick`], when it overlaps one to [`MAX_REPLACED`] VMAs.
+pub(super) fn picked_range(p: &Pick) -> Option<(u64, u64)> {
     let c = p.c;
     let x = p.vma()?.x;
     let s = (x.vm_start + u64::from(c.at) % 5).checked_sub(2)?;
@@ -73,22 +86,24 @@ fn fixed_pick(p: &Pick) -> Option<Vec<Value>> {
     if s >= e || !(1..=MAX_REPLACED).contains(&overlapped(p.w, p.mm, s, e)) {
         return None;
     }
-    Some(super::syscalls::picked_mapping(p, s, e))
+    Some((s, e))
 }
 
 fn fixed_requires(a: &At) -> Result<(), String> {
-    let (s, e) = (a.page(2), a.page(3));
+    replaced_range(a, a.page(2), a.page(3))?;
+    super::syscalls::no_shared_dev_zero(a)
+}
+
+/// `[s, e)` is not empty and overlaps one to [`MAX_REPLACED`] VMAs.
+pub(super) fn replaced_range(a: &At, s: u64, e: u64) -> Result<(), String> {
     if s >= e {
         return Err("empty range".into());
     }
     match overlapped(a.w, a.mm, s, e) {
-        0 => return Err("the range overlaps no VMA (sys_mmap maps a free range)".into()),
-        n if n > MAX_REPLACED => {
-            return Err(format!(
-                "the range overlaps {n} VMAs (offered over at most {MAX_REPLACED})"
-            ))
-        }
-        _ => {}
+        0 => Err("the range overlaps no VMA (sys_mmap maps a free range)".into()),
+        n if n > MAX_REPLACED => Err(format!(
+            "the range overlaps {n} VMAs (offered over at most {MAX_REPLACED})"
+        )),
+        _ => Ok(()),
     }
-    super::syscalls::no_shared_dev_zero(a)
 }

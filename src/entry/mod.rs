@@ -129,6 +129,7 @@ pub enum EntryPoint {
     StackFaultUp,
     MunmapAbort,
     ForkFail,
+    MmapFixedFail,
     Fork,
     Exit,
 }
@@ -214,7 +215,7 @@ pub struct Entry {
 use Arg::*;
 
 /// The entry points, in the order the alphabet offers them; `TABLE[p as usize].point == p`.
-pub static TABLE: [Entry; 25] = [
+pub static TABLE: [Entry; 26] = [
     syscalls::MMAP,
     moves::MMAP_GROWSDOWN,
     syscalls::MUNMAP,
@@ -238,6 +239,7 @@ pub static TABLE: [Entry; 25] = [
     remap_ext::STACK_FAULT_UP,
     undo::MUNMAP_ABORT,
     undo::FORK_FAIL,
+    undo::MMAP_FIXED_FAIL,
     syscalls::FORK,
     syscalls::EXIT,
 ];

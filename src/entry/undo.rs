@@ -1,7 +1,8 @@
 //! The records of the extended entry points that take an allocation failure as given (the
 //! undo paths of `models/v7.3-rc4/lib/undo.rmap`): a munmap whose maple-tree clear fails after
 //! the gather (`sys_munmap_abort`) and a fork that fails after copying some VMAs
-//! (`sys_fork_fail`). Calling one instead of the succeeding entry point is the explorer's
+//! (`sys_fork_fail`), and an mmap(MAP_FIXED) that fails after the clean-up of the VMAs it
+//! replaces (`sys_mmap_fixed_fail`). Calling one instead of the succeeding entry point is the explorer's
 //! nondeterministic choice of the failure; kdiff cannot force either on a running kernel.
 
 use super::offer::{int, Here};
@@ -68,4 +69,35 @@ fn fork_fail_requires(a: &At) -> Result<(), String> {
         return Err(format!("it copies {} VMAs but the mm has {n}", a.page(1)));
     }
     Ok(())
+}
+
+// ---- sys_mmap_fixed_fail: MAP_FIXED failing after vms_clean_up_area(); vms_abort_munmap_vmas
+
+pub(crate) const MMAP_FIXED_FAIL: Entry = Entry {
+    point: EntryPoint::MmapFixedFail,
+    name: "sys_mmap_fixed_fail",
+    kernel: "mmap(MAP_FIXED) failing after the clean-up (__mmap_region: vms_abort_munmap_vmas)",
+    mode: Mode::Callers,
+    tier: Tier::Extended,
+    args: MM_PAGE_PAGE,
+    site: Site::Mm,
+    offer: fixed_fail_offer,
+    pick: fixed_fail_pick,
+    requires: fixed_fail_requires,
+};
+
+/// The ranges `sys_mmap_fixed` replaces (one to four VMAs overlapped).
+fn fixed_fail_offer(h: &Here, emit: Emit) {
+    let mmv = h.mmv();
+    super::fixed::replaced_ranges(h, &mut |s, e| emit(vec![mmv, int(s), int(e)]));
+}
+
+/// The range `sys_mmap_fixed`'s pick would take.
+fn fixed_fail_pick(p: &Pick) -> Option<Vec<Value>> {
+    let (s, e) = super::fixed::picked_range(p)?;
+    Some(vec![p.mmv(), int(s), int(e)])
+}
+
+fn fixed_fail_requires(a: &At) -> Result<(), String> {
+    super::fixed::replaced_range(a, a.page(1), a.page(2))
 }

@@ -304,6 +304,21 @@ pub fn choice(op: &AbstractOp) -> (&'static [EntryPoint], Choice) {
                 ..c
             },
         ),
+        MmapFixedFail {
+            mm,
+            vma,
+            start,
+            len,
+        } => (
+            &[E::MmapFixedFail],
+            Choice {
+                mm,
+                vma,
+                at: start,
+                len,
+                ..c
+            },
+        ),
     }
 }
 

@@ -172,6 +172,14 @@ pub enum AbstractOp {
         mm: u8,
         copied: u8,
     },
+    /// sys_mmap_fixed_fail (issue 14): mmap(MAP_FIXED) over the range `sys_mmap_fixed` would
+    /// take, failing after the clean-up of the VMAs it replaces.
+    MmapFixedFail {
+        mm: u8,
+        vma: u8,
+        start: u8,
+        len: u8,
+    },
 }
 
 /// Most abstract operations one case runs; the rest of a longer input is ignored.
@@ -350,7 +358,7 @@ pub fn encode(raw: &RawInput) -> Vec<u8> {
 
 impl AbstractOp {
     /// Number of variants (the enum tag is chosen among them from a little-endian u32).
-    const VARIANTS: u64 = 24;
+    const VARIANTS: u64 = 25;
 
     fn write(&self, out: &mut Vec<u8>) {
         use AbstractOp::*;
@@ -436,6 +444,12 @@ impl AbstractOp {
                 len,
             } => (22, vec![*mm, *vma, *start, *len]),
             ForkFail { mm, copied } => (23, vec![*mm, *copied]),
+            MmapFixedFail {
+                mm,
+                vma,
+                start,
+                len,
+            } => (24, vec![*mm, *vma, *start, *len]),
         };
         // the derive picks variant (x * VARIANTS) >> 32 for the u32 x it reads
         let x = (tag << 32).div_ceil(Self::VARIANTS);

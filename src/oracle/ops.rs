@@ -136,7 +136,7 @@ fn driven(func: &str) -> Result<EntryPoint, String> {
             "{p} is CONFIG_STACK_GROWSUP (parisc) only: this kernel has no VM_GROWSUP stack to \
              set up or grow (expand_upwards is not built), so kdiff cannot drive it"
         )),
-        MunmapAbort | ForkFail => Err(format!(
+        MunmapAbort | ForkFail | MmapFixedFail => Err(format!(
             "{p} needs a kernel allocation failure (ENOMEM inside the kernel after it has begun \
              to change the VMAs), which user space cannot force on the running kernel"
         )),
@@ -384,7 +384,7 @@ pub(crate) fn translate(w: &World, call: &Call) -> Result<Translated, String> {
             child: w.mms.len(),
         },
         ShiftDown | ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle
-        | SetupStackGrowsup | StackFaultUp | MunmapAbort | ForkFail => {
+        | SetupStackGrowsup | StackFaultUp | MunmapAbort | ForkFail | MmapFixedFail => {
             return Ok(Translated::Skip(format!("entry point {p} is not driven")))
         }
     };

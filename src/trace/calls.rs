@@ -177,6 +177,11 @@ fn entry_form(p: EntryPoint, c: &Call, w: Option<&World>) -> String {
             obj(c, 0),
             n(c, 1)
         ),
+        MmapFixedFail => format!(
+            "mmap({}, {}, MAP_FIXED) failing after the clean-up: vms_abort_munmap_vmas leaves a gap",
+            obj(c, 0),
+            range(c, 1, 2)
+        ),
         AnonymousFault => {
             format!("write fault({}, page {})", obj(c, 0), n(c, 1))
         }

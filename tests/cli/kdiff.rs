@@ -386,38 +386,36 @@ fn repro_refuses_what_no_system_call_can_do() {
 }
 
 /// A trace through an undo path (an allocation failure inside the kernel) has no reproducer:
-/// user space cannot make munmap's maple-tree store fail.
+/// user space cannot make munmap's maple-tree store fail, nor a MAP_FIXED mapping's new VMA.
 #[test]
 fn repro_refuses_an_allocation_failure() {
-    let dir = tmp("refuse-undo");
-    let o = bin()
-        .args([
-            "check",
-            "models/mutants/munmap-abort-relinks.rmap",
-            "--quiet",
-            "--scope",
-            "proofs/scopes/undo-14.toml",
-            "--max-depth",
-            "2",
-            "--trace-dir",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
-    let o = bin()
-        .arg("repro")
-        .arg(dir.join("munmap-abort-relinks.trace.json"))
-        .output()
-        .unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}{err}");
-    assert!(
-        err.contains("no reproducer")
-            && err.contains("sys_munmap_abort")
-            && err.contains("allocation failure"),
-        "{err}"
-    );
+    for (mutant, undo) in [
+        ("munmap-abort-relinks", "sys_munmap_abort"),
+        ("fixed-abort-reattaches", "sys_mmap_fixed_fail"),
+    ] {
+        let dir = tmp(&format!("refuse-{mutant}"));
+        let o = bin()
+            .args(["check", &format!("models/mutants/{mutant}.rmap"), "--quiet"])
+            .args(["--scope", "proofs/scopes/undo-14.toml", "--max-depth", "2"])
+            .arg("--trace-dir")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
+        let o = bin()
+            .arg("repro")
+            .arg(dir.join(format!("{mutant}.trace.json")))
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{out}{err}");
+        assert!(
+            err.contains("no reproducer")
+                && err.contains(undo)
+                && err.contains("allocation failure"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

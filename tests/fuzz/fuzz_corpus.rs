@@ -130,6 +130,19 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
             ),
         ),
         (
+            "mmap-fixed-fail",
+            raw(
+                one(),
+                false,
+                vec![MmapFixedFail {
+                    mm: 0,
+                    vma: 0,
+                    start: 3,
+                    len: 2,
+                }],
+            ),
+        ),
+        (
             "mmap-merges",
             raw(
                 empty(),

@@ -1,6 +1,6 @@
 //! The undo paths of issue 14 (models/v7.3-rc4/lib/undo.rmap): a munmap whose maple-tree clear
-//! fails after the gather, a fork that fails after copying some VMAs, the munmap downgrade's
-//! order, and the mutants only they reach.
+//! fails after the gather, a fork that fails after copying some VMAs, an mmap(MAP_FIXED) that
+//! fails after the clean-up, the munmap downgrade's order, and the mutants only they reach.
 
 use crate::model_fixtures::*;
 use rmapcheck::check::Invariant;
@@ -56,6 +56,28 @@ fn fork_fail_equals_fork_then_exit_of_the_child() {
     }
 }
 
+/// A MAP_FIXED failing after vms_clean_up_area() cannot reattach: vms_abort_munmap_vmas() leaves
+/// a gap and completes the munmap, so the world is the one munmap(2) of the range leaves (the
+/// assumption written in undo.rmap), with the mmap write lock released.
+#[test]
+fn mmap_fixed_fail_leaves_the_gap_munmap_leaves() {
+    let mut calls = FILE_AND_ANON.to_vec();
+    calls.push("sys_mmap_fixed_fail(mm#0, 1, 7)");
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(0, 1, 0), (7, 8, 7)]);
+    let lock = &w.mms[0].mmap_lock;
+    assert!(lock.writer.is_none() && lock.readers == 0);
+    let mut um = FILE_AND_ANON.to_vec();
+    um.push("sys_munmap(mm#0, 1, 7)");
+    let want = run_clean(&load(BASELINE), EMPTY, &um).canonical();
+    assert!(
+        w.canonical() == want,
+        "{}\nwant:\n{}",
+        w.canonical().render(),
+        want.render()
+    );
+}
+
 /// The precondition: no more VMAs copied than the mm has.
 #[test]
 fn fork_fail_copies_at_most_every_vma() {
@@ -99,6 +121,24 @@ fn munmap_abort_relinks_is_caught_and_needs_the_abort() {
         Invariant::TreePrecondition,
     );
     run_clean(&p, ONE_FILE_VMA, &["sys_munmap(mm#0, 3, 5)"]);
+}
+
+#[test]
+fn fixed_abort_reattaches_is_caught_and_needs_the_failure() {
+    let p = load(&m("fixed-abort-reattaches"));
+    run_fails(
+        &p,
+        ONE_FILE_VMA,
+        &["sys_mmap_fixed_fail(mm#0, 3, 5)"],
+        0,
+        Invariant::Membership,
+    );
+    run_clean(
+        &p,
+        ONE_FILE_VMA,
+        &["sys_mmap_fixed(mm#0, NULL, 3, 5, 3, false)"],
+    );
+    run_clean(&p, ONE_FILE_VMA, &["sys_munmap_abort(mm#0, 3, 5)"]);
 }
 
 #[test]
