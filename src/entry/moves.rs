@@ -84,14 +84,15 @@ pub(crate) const MMAP_GROWSDOWN: Entry = Entry {
     tier: super::Tier::Core,
     args: &[Mm, Page, Page],
     site: Site::Mm,
-    offer: growsdown_offer,
+    offer: stack_offer,
     pick: growsdown_pick,
-    requires: growsdown_requires,
+    requires: stack_requires,
 };
 
 /// Every free page, as a one-page stack (longer stacks come from growth; every length would
-/// more than double the default scope's states).
-fn growsdown_offer(h: &Here, emit: Emit) {
+/// more than double the default scope's states). Also the offer of the upward stack
+/// (`remap_ext`).
+pub(super) fn stack_offer(h: &Here, emit: Emit) {
     if h.vmas.len() >= h.bounds.max_vmas {
         return;
     }
@@ -110,7 +111,8 @@ fn growsdown_pick(p: &Pick) -> Option<Vec<Value>> {
     Some(vec![p.mmv(), int(s), int(e)])
 }
 
-fn growsdown_requires(a: &At) -> Result<(), String> {
+/// A new stack's range is non-empty and free (both stack directions).
+pub(super) fn stack_requires(a: &At) -> Result<(), String> {
     let (s, e) = (a.page(1), a.page(2));
     if s >= e {
         return Err("empty range".into());

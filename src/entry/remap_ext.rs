@@ -159,20 +159,10 @@ pub(crate) const SETUP_STACK_GROWSUP: Entry = Entry {
     tier: Tier::Extended,
     args: &[Mm, Page, Page],
     site: Site::Mm,
-    offer: growsup_offer,
+    offer: super::moves::stack_offer,
     pick: growsup_pick,
-    requires: growsup_requires,
+    requires: super::moves::stack_requires,
 };
-
-/// Every free page, as a one-page stack (growth makes longer ones).
-fn growsup_offer(h: &Here, emit: Emit) {
-    if h.vmas.len() >= h.bounds.max_vmas {
-        return;
-    }
-    for s in (0..h.bounds.pages).filter(|&s| !h.used(s)) {
-        emit(vec![h.mmv(), int(s), int(s + 1)]);
-    }
-}
 
 /// `[at, at + 1 + len % 4)` below [`SPACE`] when it is free.
 fn growsup_pick(p: &Pick) -> Option<Vec<Value>> {
@@ -182,17 +172,6 @@ fn growsup_pick(p: &Pick) -> Option<Vec<Value>> {
         return None;
     }
     Some(vec![p.mmv(), int(s), int(e)])
-}
-
-fn growsup_requires(a: &At) -> Result<(), String> {
-    let (s, e) = (a.page(1), a.page(2));
-    if s >= e {
-        return Err("empty range".into());
-    }
-    if a.w.mm_overlaps(a.mm, s, e) {
-        return Err("the range is not free".into());
-    }
-    Ok(())
 }
 
 // ---- do_stack_fault_up: a fault above a VM_GROWSUP VMA, which expand_upwards() grows
