@@ -216,6 +216,13 @@ impl Thread {
         prog.func(fr.func).code.get(pc).map(|i| &i.op)
     }
 
+    /// Where the instruction [`Thread::last_op`] returns sits: its function and index.
+    pub(crate) fn last_pc(&self, prog: &Program) -> Option<(FuncId, usize)> {
+        let fr = self.frames.last()?;
+        let pc = (fr.pc as usize).checked_sub(1)?;
+        (pc < prog.func(fr.func).code.len()).then_some((fr.func, pc))
+    }
+
     /// Whether the next instruction would touch the world.
     pub fn next_is_shared(&self, prog: &Program) -> bool {
         if self.outcome.is_some() {
@@ -238,6 +245,11 @@ impl Thread {
     /// Turn step descriptions (`Event::what`) on or off; on by default.
     pub(crate) fn set_describe(&mut self, on: bool) {
         self.describe = on;
+    }
+
+    /// Whether steps describe themselves ([`Thread::set_describe`]).
+    pub(crate) fn describes(&self) -> bool {
+        self.describe
     }
 
     /// Runs local instructions until one that touches the world has run (included), or the

@@ -59,8 +59,70 @@ pub enum Mode {
     Write,
 }
 
-/// A set of (class, mode).
-pub(crate) type Footprint = BTreeSet<(Class, Mode)>;
+/// A set of (class, mode): one bit per class for reads and one for writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Footprint {
+    read: u32,
+    write: u32,
+}
+
+impl Footprint {
+    pub(crate) fn new() -> Self {
+        Footprint::default()
+    }
+
+    fn bit(c: Class) -> u32 {
+        1 << (c as u32)
+    }
+
+    pub(crate) fn insert(&mut self, (c, m): (Class, Mode)) {
+        match m {
+            Mode::Read => self.read |= Self::bit(c),
+            Mode::Write => self.write |= Self::bit(c),
+        }
+    }
+
+    pub(crate) fn contains(&self, (c, m): (Class, Mode)) -> bool {
+        let set = match m {
+            Mode::Read => self.read,
+            Mode::Write => self.write,
+        };
+        set & Self::bit(c) != 0
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.read | self.write == 0
+    }
+
+    /// Every (class, mode) of `other` added.
+    pub(crate) fn union(&mut self, other: Footprint) {
+        self.read |= other.read;
+        self.write |= other.write;
+    }
+
+    /// Touches `All` in some mode.
+    fn all(&self) -> bool {
+        (self.read | self.write) & Self::bit(Class::All) != 0
+    }
+}
+
+impl FromIterator<(Class, Mode)> for Footprint {
+    fn from_iter<I: IntoIterator<Item = (Class, Mode)>>(iter: I) -> Self {
+        let mut f = Footprint::new();
+        for x in iter {
+            f.insert(x);
+        }
+        f
+    }
+}
+
+impl Extend<(Class, Mode)> for Footprint {
+    fn extend<I: IntoIterator<Item = (Class, Mode)>>(&mut self, iter: I) {
+        for x in iter {
+            self.insert(x);
+        }
+    }
+}
 
 /// The classes the ghost walk oracle reads (see `World::mapping_vmas`).
 pub(crate) const OBSERVED: [Class; 7] = [
@@ -225,7 +287,7 @@ pub(crate) fn op_footprint(prog: &Program, op: &Op) -> Footprint {
                 .map(|c| (c, Mode::Write))
                 .into_iter()
                 .collect();
-            if fp.contains(&(Class::Bounds, Mode::Write)) {
+            if fp.contains((Class::Bounds, Mode::Write)) {
                 // the world asserts the VMA write lock when the VMA is in its mm
                 fp.extend([
                     (Class::VmaLock, Mode::Read),
@@ -258,7 +320,7 @@ pub(crate) fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
             if let Op::Call(g, _) = &i.op {
                 todo.push(*g);
             }
-            out.extend(op_footprint(prog, &i.op));
+            out.union(op_footprint(prog, &i.op));
         }
     }
     out
@@ -267,12 +329,45 @@ pub(crate) fn static_footprint(prog: &Program, entry: FuncId) -> Footprint {
 /// Whether two footprints conflict: a class written by one and touched by the other (`All`
 /// conflicts with everything).
 pub(crate) fn conflict(a: &Footprint, b: &Footprint) -> bool {
-    let all = |f: &Footprint| f.iter().any(|(c, _)| *c == Class::All);
-    if (all(a) && !b.is_empty()) || (all(b) && !a.is_empty()) {
+    if (a.all() && !b.is_empty()) || (b.all() && !a.is_empty()) {
         return true;
     }
-    a.iter().any(|&(c, m)| {
-        b.iter()
-            .any(|&(c2, m2)| c == c2 && (m == Mode::Write || m2 == Mode::Write))
-    })
+    // a class written by one and read or written by the other
+    (a.write & (b.read | b.write)) | (a.read & b.write) != 0
+}
+
+/// The footprint of every instruction and the static footprint of every function of a
+/// program, worked out once (by name, as [`op_footprint`] and [`static_footprint`] do) and
+/// shared by the interleaving explorations of a search.
+#[derive(Debug)]
+pub struct Table {
+    /// `ops[f][pc]`: the footprint of instruction `pc` of function `f`.
+    ops: Vec<Vec<Footprint>>,
+    statics: Vec<Footprint>,
+}
+
+impl Table {
+    pub fn new(prog: &Program) -> Table {
+        let ids = (0..prog.funcs.len()).map(|i| FuncId(i as u32));
+        Table {
+            ops: ids
+                .clone()
+                .map(|f| {
+                    let code = &prog.func(f).code;
+                    code.iter().map(|i| op_footprint(prog, &i.op)).collect()
+                })
+                .collect(),
+            statics: ids.map(|f| static_footprint(prog, f)).collect(),
+        }
+    }
+
+    /// The footprint of instruction `pc` of `func`.
+    pub(crate) fn op(&self, func: FuncId, pc: usize) -> Footprint {
+        self.ops[func.0 as usize][pc]
+    }
+
+    /// The static footprint of `func`.
+    pub(crate) fn of_function(&self, func: FuncId) -> Footprint {
+        self.statics[func.0 as usize]
+    }
 }

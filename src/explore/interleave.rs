@@ -23,7 +23,7 @@
 
 use super::budget::Budget;
 use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
-use super::footprint::{conflict, op_footprint, static_footprint, Footprint};
+use super::footprint::{conflict, op_footprint, Footprint, Table};
 use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
@@ -33,7 +33,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Options of an interleaving exploration.
 #[derive(Clone, Debug)]
@@ -47,6 +47,9 @@ pub struct Config {
     pub per_step: bool,
     /// Time, memory and stop-request bounds (polled at every state); none: only a stop request.
     pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
+    /// The program's footprints, worked out once for many explorations (a search's walker
+    /// phase); none: each exploration works them out.
+    pub footprints: Option<Arc<Table>>,
 }
 
 impl Default for Config {
@@ -57,6 +60,7 @@ impl Default for Config {
             invariants: InvariantSet::all(),
             per_step: true,
             budget: None,
+            footprints: None,
         }
     }
 }
@@ -162,18 +166,28 @@ pub fn step_thread(
     let mut n = s.clone();
     let t = tid as ThreadId;
     let step = n.threads[tid].step_visible(prog, &mut n.world, t);
-    let func = n.threads[tid]
-        .backtrace(prog)
-        .first()
-        .map(|(f, _)| f.clone())
-        .unwrap_or_default();
+    // a thread that does not describe its steps (the exploration's) records no text: the
+    // steps of a counterexample are described when its path is replayed (`described_steps`)
+    let describe = n.threads[tid].describes();
+    let func = if describe {
+        n.threads[tid]
+            .backtrace(prog)
+            .first()
+            .map(|(f, _)| f.clone())
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
     let (rec, mut v, fp) = match step {
         Step::Blocked => return Next::Blocked,
         Step::Ran(ev) => {
-            let fp = n.threads[tid]
-                .last_op(prog)
-                .map(|op| op_footprint(prog, op))
-                .unwrap_or_default();
+            let fp = match &cfg.footprints {
+                Some(table) => n.threads[tid].last_pc(prog).map(|(f, pc)| table.op(f, pc)),
+                None => n.threads[tid]
+                    .last_op(prog)
+                    .map(|op| op_footprint(prog, op)),
+            }
+            .unwrap_or_default();
             (
                 IStep {
                     tid: t,
@@ -190,7 +204,11 @@ pub fn step_thread(
                 tid: t,
                 loc: None,
                 func: String::new(),
-                what: format!("returns {val}"),
+                what: if describe {
+                    format!("returns {val}")
+                } else {
+                    String::new()
+                },
             },
             Vec::new(),
             Footprint::new(),
@@ -259,7 +277,9 @@ struct ThreadFailure {
 
 impl TransitionSystem for Threads<'_> {
     type State = IState;
-    type Action = IStep;
+    /// The thread that takes the step: a counterexample's steps are described by replaying
+    /// its path ([`described_steps`]), so that the search keeps no text per state.
+    type Action = u8;
     type Failure = ThreadFailure;
 
     fn initial(&self) -> Result<IState, Start<ThreadFailure>> {
@@ -271,12 +291,7 @@ impl TransitionSystem for Threads<'_> {
         state_fingerprint(s)
     }
 
-    fn expand(
-        &self,
-        s: &IState,
-        _: u32,
-        budget: &Budget,
-    ) -> Expansion<IStep, IState, ThreadFailure> {
+    fn expand(&self, s: &IState, _: u32, budget: &Budget) -> Expansion<u8, IState, ThreadFailure> {
         let mut ex = Expansion::default();
         if let Some(reason) = budget.poll() {
             ex.stopped = Some(reason);
@@ -295,10 +310,10 @@ impl TransitionSystem for Threads<'_> {
         for &t in &alive {
             match step_thread(self.prog, s, t, self.cfg, &mut edges) {
                 Next::Blocked => blocked += 1,
-                Next::Step(n, rec, v, fp) => {
+                Next::Step(n, _, v, fp) => {
                     if !v.is_empty() {
                         ex.failure = Some((
-                            Some(rec),
+                            Some(t as u8),
                             ThreadFailure {
                                 violations: v,
                                 world: n.world,
@@ -312,11 +327,11 @@ impl TransitionSystem for Threads<'_> {
                         .all(|&u| !conflict(&fp, &self.statics[u]));
                     if self.cfg.reduction && independent {
                         ex.succs.clear();
-                        ex.succs.push((rec, *n));
+                        ex.succs.push((t as u8, *n));
                         self.reduced.fetch_add(1, Ordering::Relaxed);
                         break;
                     }
-                    ex.succs.push((rec, *n));
+                    ex.succs.push((t as u8, *n));
                 }
             }
         }
@@ -350,6 +365,25 @@ impl TransitionSystem for Threads<'_> {
     }
 }
 
+/// The steps of `path` (the thread of each step) from `s`, whose threads describe their
+/// steps: the same steps the exploration took (the interpreter is deterministic), now with
+/// their text.
+fn described_steps(prog: &Program, mut s: IState, path: &[u8], cfg: &Config) -> Vec<IStep> {
+    let mut steps = Vec::with_capacity(path.len());
+    let mut edges = BTreeSet::new();
+    for &tid in path {
+        match step_thread(prog, &s, tid as usize, cfg, &mut edges) {
+            Next::Step(n, rec, _, _) => {
+                steps.push(rec);
+                s = *n;
+            }
+            // never on a path the exploration took: a blocked step is not an edge
+            Next::Blocked => break,
+        }
+    }
+    steps
+}
+
 /// A scenario's world after its setup calls (all but the last, run one at a time), and the
 /// last call: the writer of an interleaving.
 pub fn setup(prog: &Program, text: &str) -> Result<(World, Call), String> {
@@ -378,14 +412,25 @@ pub fn explore(
     calls: &[Call],
     cfg: &Config,
 ) -> Result<IResult, String> {
-    let s0 = initial_state(prog, world, calls)?;
-    let before = s0.world.render();
+    // the threads of `described` describe their steps, for a counterexample's replay; the
+    // exploration's do not
+    let described = initial_state(prog, world, calls)?;
+    let mut s0 = described.clone();
+    for t in &mut s0.threads {
+        t.set_describe(false);
+    }
+    let mut cfg = cfg.clone();
+    let table = Arc::clone(
+        cfg.footprints
+            .get_or_insert_with(|| Arc::new(Table::new(prog))),
+    );
+    let cfg = &cfg;
     let sys = Threads {
         prog,
         cfg,
         statics: calls
             .iter()
-            .map(|c| static_footprint(prog, prog.function(&c.func).expect("checked at start")))
+            .map(|c| table.of_function(prog.function(&c.func).expect("checked at start")))
             .collect(),
         outcomes: Mutex::new(BTreeSet::new()),
         edges: Mutex::new(BTreeSet::new()),
@@ -416,7 +461,7 @@ pub fn explore(
         Verdict::FailedInitial(f) => IOutcome::Violation(Box::new(ITrace {
             model: model.to_string(),
             prefix: Vec::new(),
-            world_before: before.clone(),
+            world_before: described.world.render(),
             calls: calls.to_vec(),
             steps: Vec::new(),
             violations: f.violations,
@@ -425,9 +470,9 @@ pub fn explore(
         Verdict::Failed { path, failure } => IOutcome::Violation(Box::new(ITrace {
             model: model.to_string(),
             prefix: Vec::new(),
-            world_before: before,
+            world_before: described.world.render(),
             calls: calls.to_vec(),
-            steps: path,
+            steps: described_steps(prog, described, &path, cfg),
             violations: failure.violations,
             world_after: failure.world.render(),
         })),

@@ -8,7 +8,7 @@ pub mod checker;
 pub(crate) mod commute;
 pub mod compare;
 pub mod distributed;
-pub(crate) mod footprint;
+pub mod footprint;
 pub mod interleave;
 pub mod lockorder;
 pub mod minimise;

@@ -5,6 +5,7 @@
 use super::alphabet;
 use super::budget::Budget;
 use super::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
+use super::footprint::Table;
 use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
 use super::op::{apply, apply_compiled, CheckOpts, OpOutcome};
 use super::scope::{Engine, Scope};
@@ -65,6 +66,8 @@ pub struct CallSystem<'a> {
     code: Option<Arc<Code>>,
     /// Why the compiled engine was asked for but the reference one runs.
     engine_note: Option<String>,
+    /// The program's footprints for the walker explorations (a scope with walkers).
+    footprints: Option<Arc<Table>>,
 }
 
 /// Why a call sequence failed.
@@ -95,6 +98,7 @@ impl<'a> CallSystem<'a> {
             budget,
             code,
             engine_note,
+            footprints: (scope.walkers > 0).then(|| Arc::new(Table::new(prog))),
             opts: CheckOpts {
                 record: false,
                 per_step: true,
@@ -212,7 +216,8 @@ impl CallSystem<'_> {
             return CallStep::Failed(CallFailure::Call);
         }
         if self.scope.walkers > 0 && depth < self.scope.walker_depth {
-            match against_walkers(self.scope, self.prog, &self.budget, w, call) {
+            let run = against_walkers(self, w, call);
+            match run {
                 WalkerRun::Holds => {}
                 WalkerRun::Violation(t) => return CallStep::Failed(CallFailure::Interleaving(t)),
                 WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
@@ -321,17 +326,13 @@ enum WalkerRun {
 /// Run `call` from `w` against every set of `scope.walkers` walkers, in every interleaving;
 /// the first violation found. An exploration that stops short makes the whole run incomplete:
 /// it is never read as "no violation".
-fn against_walkers(
-    scope: &Scope,
-    prog: &Program,
-    budget: &Arc<Budget>,
-    w: &World,
-    call: &Call,
-) -> WalkerRun {
+fn against_walkers(sys: &CallSystem<'_>, w: &World, call: &Call) -> WalkerRun {
+    let (scope, prog) = (sys.scope, sys.prog);
     let cands = walkers::against(call, walkers::walker_calls(prog, w, &scope.walker_kinds));
     let cfg = InterleaveConfig {
         invariants: scope.invariant_set(),
-        budget: Some(Arc::clone(budget)),
+        budget: Some(Arc::clone(&sys.budget)),
+        footprints: sys.footprints.clone(),
         ..InterleaveConfig::default()
     };
     for set in walkers::combinations(&cands, scope.walkers as usize) {
