@@ -17,5 +17,6 @@ mod report;
 #[allow(dead_code)]
 mod scratch;
 mod simulate;
+mod source_scan;
 mod symmetry;
 mod trace_cli;
