@@ -31,6 +31,7 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod tree;
+mod verdict;
 
 pub use crate::models::{discover_models, expand_model_args, load_model, resolve_model};
 

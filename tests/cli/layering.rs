@@ -7,12 +7,10 @@
 //! collects the top-level modules it reaches: `crate::m`, each `m` of a `crate::{...}` group,
 //! and `super::...::m` chains that climb to the crate root.
 
-
 use super::source_scan::*;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-
 
 #[test]
 fn lang_names_nothing_above_it() {
