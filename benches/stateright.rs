@@ -66,7 +66,10 @@ fn main() {
         "{:>5} {:>7} | {:>9} {:>10} | {:>9} {:>10} | {:>5} | counts",
         "depth", "threads", "rmapcheck", "states/s", "stateright", "states/s", "ratio"
     );
+    // each checker's rate on 2 threads over its rate on 1, per depth
+    let mut scaling = Vec::new();
     for depth in [3, 4] {
+        let mut rates = Vec::new();
         let scope = Scope {
             max_depth: depth,
             ..Scope::builtin("default").expect("default scope")
@@ -95,6 +98,7 @@ fn main() {
                     ours.states - theirs.states
                 )
             };
+            rates.push((ours.rate(), theirs.rate()));
             println!(
                 "{depth:>5} {threads:>7} | {:>9} {:>10.0} | {:>10} {:>10.0} | {:>5.2} | {counts}",
                 ours.states,
@@ -104,6 +108,14 @@ fn main() {
                 ours.rate() / theirs.rate().max(1e-9),
             );
         }
+        if let [(o1, t1), (o2, t2)] = rates[..] {
+            scaling.push((depth, o2 / o1.max(1e-9), t2 / t1.max(1e-9)));
+        }
     }
     println!("ratio: rmapcheck states/s over stateright states/s (the same states, one run)");
+    for (depth, ours, theirs) in scaling {
+        println!(
+            "depth {depth}: 2 threads over 1 thread: rmapcheck {ours:.2}x, stateright {theirs:.2}x"
+        );
+    }
 }
