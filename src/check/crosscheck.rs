@@ -16,6 +16,11 @@ pub fn enable() {
     ON.store(true, Ordering::Relaxed);
 }
 
+/// Switch cross-checking off again.
+pub fn disable() {
+    ON.store(false, Ordering::Relaxed);
+}
+
 pub(crate) fn on() -> bool {
     ON.load(Ordering::Relaxed)
 }
