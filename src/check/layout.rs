@@ -13,49 +13,52 @@ pub(crate) fn check_vma_layout(w: &World) -> Vec<Violation> {
         if mm.freed {
             continue;
         }
-        let mut seen = std::collections::BTreeSet::new();
         let mut prev_end = 0;
         for (&s, &(e, v)) in &mm.vmas {
             let vma = &w.vmas[v as usize];
-            let name = format!("mm#{m}: vma#{v}");
-            if !seen.insert(v) {
+            // built only for a violation (this check runs at the end of every call)
+            let name = || format!("mm#{m}: vma#{v}");
+            // listed twice: also at an earlier start (a list holds a few VMAs)
+            if mm.vmas.range(..s).any(|(_, &(_, x))| x == v) {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
-                    format!("{name} is listed twice"),
+                    format!("{} is listed twice", name()),
                 ));
             }
             if (vma.vm_start, vma.vm_end) != (s, e) {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
                     format!(
-                        "{name} is [{}, {}) but the mm lists it at [{s}, {e})",
-                        vma.vm_start, vma.vm_end
+                        "{} is [{}, {}) but the mm lists it at [{s}, {e})",
+                        name(),
+                        vma.vm_start,
+                        vma.vm_end
                     ),
                 ));
             }
             if vma.vm_start >= vma.vm_end {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
-                    format!("{name} is empty"),
+                    format!("{} is empty", name()),
                 ));
             }
             if s < prev_end {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
-                    format!("{name} overlaps its predecessor"),
+                    format!("{} overlaps its predecessor", name()),
                 ));
             }
             prev_end = e;
             if vma.freed || vma.detached {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
-                    format!("{name} is listed but freed or detached"),
+                    format!("{} is listed but freed or detached", name()),
                 ));
             }
             if vma.vm_mm != Some(m as u32) {
                 out.push(Violation::new(
                     Invariant::VmaLayout,
-                    format!("{name} is listed but its vm_mm is {:?}", vma.vm_mm),
+                    format!("{} is listed but its vm_mm is {:?}", name(), vma.vm_mm),
                 ));
             }
         }

@@ -4,6 +4,8 @@
 //! boundaries; step-local checks (stale-descent, tree preconditions, lock misuse) are raised by
 //! the builtins themselves and collected here.
 
+pub mod crosscheck;
+pub mod dirty;
 pub mod layout;
 pub mod membership;
 pub mod pages;
@@ -14,24 +16,60 @@ pub use crate::invariant::{Invariant, InvariantSet, Phase, Violation};
 
 use crate::world::World;
 
-/// Checks to run after a step: the structural validators of every tree whose lock is free.
-/// They run only when the step changed something they depend on (`Scratch::trees_dirty`).
+/// Checks to run after a step: the structural validators of the trees the step (or an earlier
+/// one) marked whose lock is free (`structure::check_unlocked_trees`). They run only when the
+/// step changed something they depend on (`Scratch::trees_dirty`), at the same steps and with
+/// the same answer as when every unlocked tree was validated (cross-checked by [`crosscheck`]).
 pub(crate) fn after_step(w: &mut World, set: InvariantSet) -> Vec<Violation> {
     if !std::mem::take(&mut w.scratch.trees_dirty) {
         return Vec::new();
     }
-    if ![Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
-        .iter()
-        .any(|&i| set.contains(i))
-    {
+    if !tree_checks(set) {
         return Vec::new();
     }
-    set.filter(structure::check_unlocked_trees(w))
+    let whole = crosscheck::on().then(|| set.filter(structure::check_unlocked_trees_whole(w)));
+    let v = set.filter(structure::check_unlocked_trees(w));
+    if let Some(whole) = whole {
+        crosscheck::compare("after a step", &v, &whole);
+    }
+    v
 }
 
-/// Checks to run when an operation has returned.
+/// Whether `set` holds any structural tree invariant.
+fn tree_checks(set: InvariantSet) -> bool {
+    [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
+        .iter()
+        .any(|&i| set.contains(i))
+}
+
+/// Checks to run when an operation has returned, on a world of unknown history: every tree.
 pub fn at_boundary(w: &World, set: InvariantSet) -> Vec<Violation> {
-    let mut v = structure::check_all_trees(w);
+    boundary(w, set, structure::check_all_trees(w))
+}
+
+/// [`at_boundary`] at the end of a call, validating only the trees the call marked
+/// (`TreeMarks::call`); the other checks look at the whole world as [`at_boundary`] does.
+///
+/// Why that is the same answer: the call began on a world whose trees passed every checked
+/// invariant. The explorer's initial world is checked whole (`CallSystem::initial`), and each
+/// later state is the canonical form of a world a call left after passing these checks (a
+/// failed call's world is never expanded). A world built from a scenario, as `rmapcheck run`,
+/// replay and fuzzing start from, has trees made by the tree's own insertions from the VMAs'
+/// keys. The canonical form renumbers objects without changing a tree's shape or any key, and
+/// it keeps every node a tree holds and the VMA it reads (a freed node left in a tree fails
+/// `membership` first), so its trees validate as the world's did. A tree the call did not
+/// mark is unchanged since then (`dirty` lists what marks one), so it still validates clean.
+pub(crate) fn at_call_end(w: &World, set: InvariantSet) -> Vec<Violation> {
+    let v = boundary(w, set, structure::check_call_trees(w));
+    if crosscheck::on() {
+        crosscheck::compare("at the end of a call", &v, &at_boundary(w, set));
+    }
+    v
+}
+
+/// The boundary checks after the structural ones (`trees`, their violations).
+fn boundary(w: &World, set: InvariantSet, trees: Vec<Violation>) -> Vec<Violation> {
+    let mut v = trees;
     v.extend(layout::check_vma_layout(w));
     v.extend(layout::check_locks_released(w));
     v.extend(membership::check_membership(w));
@@ -51,6 +89,17 @@ pub fn at_boundary(w: &World, set: InvariantSet) -> Vec<Violation> {
         v.extend(pages::check_rmap(w, complete, exact));
     }
     v
+}
+
+/// After a call passed the end-of-call checks: its trees are known clean, so nothing stays
+/// marked (when the checks covered every structural invariant; otherwise the marks stay).
+pub(crate) fn passed(w: &mut World, set: InvariantSet) {
+    if [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
+        .iter()
+        .all(|&i| set.contains(i))
+    {
+        w.scratch.tree_marks = dirty::TreeMarks::default();
+    }
 }
 
 /// Turn the violations builtins recorded into checker violations.

@@ -1,6 +1,8 @@
-//! `rb-shape`, `tree-order` and `augment` over every rmap tree of a world, skipping trees whose
-//! write-side lock is held (an update in progress may legitimately leave them inconsistent).
+//! `rb-shape`, `tree-order` and `augment` over the rmap trees of a world, skipping trees whose
+//! write-side lock is held (an update in progress may legitimately leave them inconsistent):
+//! every tree, or only the trees a step or a call marked (`super::dirty`).
 
+use super::dirty::TreeSet;
 use super::{Invariant, Violation};
 use crate::tree::{validate, TreeViolation};
 use crate::world::{AnonKeys, FileKeys, World};
@@ -15,11 +17,19 @@ fn anon_tree_locked(w: &World, a: usize) -> bool {
     w.anon_vmas[root].rwsem.writer.is_some()
 }
 
-fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
+/// Validate the trees of `sel` (in the order of [`check_all_trees`]: file trees, then anon
+/// trees, each by index), skipping those whose lock is held when `skip_locked`. Returns the
+/// violations and the trees of `sel` it skipped for their lock.
+fn check(w: &World, sel: &TreeSet, skip_locked: bool) -> (Vec<Violation>, TreeSet) {
     let mut out = Vec::new();
+    let mut skipped = TreeSet::default();
     let fk = FileKeys { vmas: &w.vmas };
     for (m, a) in w.mappings.iter().enumerate() {
+        if !sel.has_file(m) {
+            continue;
+        }
         if skip_locked && file_tree_locked(w, m) {
+            skipped.add_file(m);
             continue;
         }
         for v in validate(&a.i_mmap, &fk) {
@@ -34,7 +44,11 @@ fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
         avcs: &w.avcs,
     };
     for (i, a) in w.anon_vmas.iter().enumerate() {
-        if a.freed || (skip_locked && anon_tree_locked(w, i)) {
+        if !sel.has_anon(i) || a.freed {
+            continue;
+        }
+        if skip_locked && anon_tree_locked(w, i) {
+            skipped.add_anon(i);
             continue;
         }
         for v in validate(&a.rb_root, &ak) {
@@ -44,7 +58,7 @@ fn check(w: &World, skip_locked: bool) -> Vec<Violation> {
             ));
         }
     }
-    out
+    (out, skipped)
 }
 
 /// Describe a tree violation naming nodes by the object that embeds them (`vma#3`).
@@ -69,12 +83,38 @@ fn describe(v: &TreeViolation, kind: &str) -> String {
     }
 }
 
-/// Validate every tree whose lock is not held.
-pub(crate) fn check_unlocked_trees(w: &World) -> Vec<Violation> {
-    check(w, true)
+/// The per-step check: validate every tree marked since the last per-step check
+/// (`TreeMarks::step`) whose lock is not held, and keep the marks of those whose lock is (they
+/// are validated at the first check that finds them unlocked).
+///
+/// It reports what [`check_unlocked_trees_whole`] would: an unmarked tree is unchanged since it
+/// last passed (at the call's start, or at an earlier per-step check; `super::dirty` lists what
+/// marks a tree), and the validation of an unchanged tree gives the same answer.
+pub(crate) fn check_unlocked_trees(w: &mut World) -> Vec<Violation> {
+    let sel = w.scratch.tree_marks.step;
+    if sel.is_empty() {
+        return Vec::new();
+    }
+    let (v, mut keep) = check(w, &sel, true);
+    if !v.is_empty() {
+        // the call fails here; a tree that failed stays marked
+        keep = sel;
+    }
+    w.scratch.tree_marks.step = keep;
+    v
+}
+
+/// Validate every tree whose lock is not held, marked or not.
+pub(crate) fn check_unlocked_trees_whole(w: &World) -> Vec<Violation> {
+    check(w, &TreeSet::every(), true).0
+}
+
+/// Validate every tree marked since the call began (`TreeMarks::call`), held locks or not.
+pub(crate) fn check_call_trees(w: &World) -> Vec<Violation> {
+    check(w, &w.scratch.tree_marks.call, false).0
 }
 
 /// Validate every tree.
 pub(crate) fn check_all_trees(w: &World) -> Vec<Violation> {
-    check(w, false)
+    check(w, &TreeSet::every(), false).0
 }

@@ -48,6 +48,9 @@ pub struct Scratch {
     /// Set when something the structural tree checks depend on changed: a tree operation, a
     /// write of a key field, or a lock release (a tree becomes subject to checking).
     pub trees_dirty: bool,
+    /// Which trees the step and the call may have changed (`check::dirty`): the structural
+    /// checks validate only those.
+    pub tree_marks: crate::check::dirty::TreeMarks,
     /// Lock-order edges (held class, acquired class) seen since the last take.
     pub lock_edges: Vec<(conc::LockClass, conc::LockClass)>,
 }

@@ -11,6 +11,7 @@ mod engine_diff;
 mod fault_vma_lock;
 mod fidelity_doc;
 mod frontier;
+mod incremental_checks;
 mod interleave;
 mod mmap_fixed;
 #[path = "../model_fixtures/mod.rs"]

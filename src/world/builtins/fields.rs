@@ -5,7 +5,8 @@
 //! row ([`FieldId`]), so adding a field is adding one row here.
 //!
 //! A write of a key field (`vm_start`, `vm_end`, `vm_pgoff`, `vm_anon_pgoff`, `avc->vma`) marks
-//! the trees dirty for the structural checks, and a VMA that is in its mm must be write-locked
+//! the trees dirty for the structural checks (and marks the trees whose nodes read it,
+//! `check::dirty`), and a VMA that is in its mm must be write-locked
 //! (`vma_start_write`) before its range changes.
 
 use super::{fault, World, R};
@@ -48,6 +49,7 @@ fn vma_key(
     set: fn(&mut Vma, u64),
 ) -> R<()> {
     w.scratch.trees_dirty = true;
+    w.mark_trees_reading_vma(i as u32);
     let x = World::int_arg(v, f)?;
     if x < 0 {
         return fault(format!("{f} = {x}: negative"));
@@ -156,6 +158,8 @@ const ANON_VMA_FIELDS: &[FieldRow] = &[
         Ty::Ptr(ObjKind::AnonVma),
         |w, i| Ok(Value::Obj(ObjKind::AnonVma, w.anon_vmas[i].root)),
         Some(|w, _, _, i, v, f| {
+            // which lock guards the tree: marked, conservatively (`check::dirty`)
+            w.mark_tree(false, i as u32);
             w.anon_vmas[i].root = anon_vma_link(w, v, f)?;
             Ok(())
         }),
@@ -202,6 +206,7 @@ const AVC_FIELDS: &[FieldRow] = &[
         |w, i| Ok(World::opt(ObjKind::Vma, w.avcs[i].vma)),
         Some(|w, _, _, i, v, f| {
             w.scratch.trees_dirty = true;
+            w.mark_trees_holding_avc(i as u32);
             w.avcs[i].vma = w.opt_id(v, ObjKind::Vma, f)?;
             Ok(())
         }),

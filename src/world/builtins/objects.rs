@@ -73,6 +73,7 @@ impl World {
 
     /// Free an anon_vma whose last reference went; a non-root one drops its root reference.
     fn free_anon_vma(&mut self, av: u32) {
+        self.mark_tree(false, av);
         let x = &mut self.anon_vmas[av as usize];
         x.freed = true;
         let root = x.root;

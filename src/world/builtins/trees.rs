@@ -225,6 +225,7 @@ impl World {
             Change::Propagate => (None, self.tree_owner::<K>(node, op)?),
             _ => (None, self.obj(args[1], K::OWNER, op)?),
         };
+        self.mark_tree(K::FILE, owner);
         K::check_lock(self, t, owner, op, true);
         if change == Change::Remove {
             self.check_unlink_reachable::<K>(t, node, op);
