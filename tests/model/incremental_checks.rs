@@ -3,7 +3,7 @@
 //! end-of-call check also runs its whole form, and the two must give the same violations on
 //! - the fuzz corpora, each case run on every model with both engines;
 //! - the searches of every proof obligation (every model and mutant, both modes), each
-//!   stopped after `STATES` states (most mutants fail well within it);
+//!   stopped after `STATES` states, `WALKER_STATES` with walkers (most mutants fail well within them);
 //! - every interleaving obligation (concurrent walkers: per-step checks between threads).
 
 use rmapcheck::check::crosscheck;
@@ -18,8 +18,11 @@ use rmapcheck::fuzzing::concretise::{concretise, Mode};
 use rmapcheck::fuzzing::input::decode;
 use std::path::{Path, PathBuf};
 
-/// Each obligation's search stops after this many states.
-const STATES: usize = 20_000;
+/// Each obligation's search stops after this many states...
+const STATES: usize = 3_000;
+/// ...or this many in a scope with walkers (each call there is an interleaving exploration;
+/// `interleavings` covers the walkers' per-step checks more cheaply).
+const WALKER_STATES: usize = 100;
 
 fn files(dir: &str, ext: Option<&str>) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -107,7 +110,12 @@ fn obligation_searches() -> usize {
         let prog = load_model(&pf.model).unwrap();
         for o in pf.obligation.iter().filter(|o| o.interleave.is_none()) {
             let mut scope = o.scope(Path::new(".")).unwrap();
-            scope.max_states = scope.max_states.min(STATES);
+            let cap = if scope.walkers > 0 {
+                WALKER_STATES
+            } else {
+                STATES
+            };
+            scope.max_states = scope.max_states.min(cap);
             let budget = Budget::of_scope(&scope);
             let sys = CallSystem::new(&prog, &scope, budget.clone());
             let cfg = Config {
