@@ -63,7 +63,7 @@ impl Hash for Scratch {
 }
 
 /// The whole kernel state a model acts on.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct World {
     pub mms: Vec<Mm>,
     pub vmas: Vec<Vma>,
@@ -79,6 +79,19 @@ pub struct World {
     pub sections: Vec<conc::ReadSection>,
     pub scratch: Scratch,
 }
+
+objects::clone_by_field!(World {
+    mms,
+    vmas,
+    files,
+    mappings,
+    anon_vmas,
+    avcs,
+    anon_folios,
+    walks,
+    sections,
+    scratch,
+});
 
 impl World {
     pub fn new() -> Self {
@@ -238,13 +251,16 @@ impl World {
 
     /// Remove the range `[start, end)` from an mm's VMA list, trimming entries that straddle it.
     pub fn mm_clear(&mut self, mm: u32, start: u64, end: u64) {
+        use std::ops::Bound::{Excluded, Unbounded};
         let map = &mut self.mms[mm as usize].vmas;
-        let overlapping: Vec<(u64, u64, u32)> = map
-            .range(..end)
-            .filter(|(_, &(e, _))| e > start)
-            .map(|(&s, &(e, v))| (s, e, v))
-            .collect();
-        for (s, e, v) in overlapping {
+        // the entries starting below `end`, in address order; what the loop inserts is at a
+        // start already passed or at `end`, so the entries it visits are the ones there were
+        let mut after = Unbounded;
+        while let Some((&s, &(e, v))) = map.range((after, Excluded(end))).next() {
+            after = Excluded(s);
+            if e <= start {
+                continue;
+            }
             map.remove(&s);
             if s < start {
                 map.insert(s, (start, v));
