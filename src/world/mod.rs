@@ -15,6 +15,7 @@ pub(crate) mod reach;
 pub mod render;
 pub mod scenario;
 pub mod schema;
+pub mod sorted_map;
 pub mod symmetry;
 
 pub use keys::{AnonKeys, FileKeys};
@@ -256,7 +257,11 @@ impl World {
         // the entries starting below `end`, in address order; what the loop inserts is at a
         // start already passed or at `end`, so the entries it visits are the ones there were
         let mut after = Unbounded;
-        while let Some((&s, &(e, v))) = map.range((after, Excluded(end))).next() {
+        loop {
+            let next = map.range((after, Excluded(end))).next();
+            let Some((s, e, v)) = next.map(|(&s, &(e, v))| (s, e, v)) else {
+                break;
+            };
             after = Excluded(s);
             if e <= start {
                 continue;

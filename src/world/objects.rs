@@ -5,7 +5,6 @@
 
 use super::locks::{Mutex, RwSem};
 use crate::tree::RbRoot;
-use std::collections::BTreeMap;
 
 /// `Clone` for a struct, field by field, with a `clone_from` that clones each field into its
 /// old value (so a `Vec` or tree arena keeps its allocation): the search overwrites recycled
@@ -30,7 +29,7 @@ pub(crate) use clone_by_field;
 /// covers, as a maple-tree store does.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Mm {
-    pub vmas: BTreeMap<u64, (u64, u32)>,
+    pub vmas: super::sorted_map::SortedMap<u64, (u64, u32)>,
     pub map_count: i64,
     /// `mmap_lock`: writers exclude everything; per-VMA readers only exclude VMA writers.
     pub mmap_lock: RwSem,
