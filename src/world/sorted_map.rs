@@ -96,6 +96,17 @@ impl<K: Ord, V> SortedMap<K, V> {
         self.entries.iter_mut().map(|(_, v)| v)
     }
 
+    pub fn iter_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = (&K, &mut V)> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
+    /// Keep the entries for which `keep` holds, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
     /// The entries whose keys lie in `range`, in key order (none when the range starts after
     /// it ends, where `BTreeMap::range` would panic).
     pub fn range<R: RangeBounds<K>>(
@@ -132,6 +143,23 @@ impl<K: Ord, V> FromIterator<(K, V)> for SortedMap<K, V> {
             m.insert(k, v);
         }
         m
+    }
+}
+
+impl<K: Ord, V> Extend<(K, V)> for SortedMap<K, V> {
+    /// As `BTreeMap` extends: each entry inserted in turn, overwriting.
+    fn extend<I: IntoIterator<Item = (K, V)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl<K: Ord, V> std::ops::Index<&K> for SortedMap<K, V> {
+    type Output = V;
+    /// The value at `key`; panics when there is none, as `BTreeMap` indexing does.
+    fn index(&self, key: &K) -> &V {
+        self.get(key).expect("no entry found for key")
     }
 }
 
@@ -194,6 +222,29 @@ mod tests {
             .eq(b.range((Excluded(3), Excluded(9)))));
         assert!(s.range((Unbounded, Excluded(0))).eq(b.range(..0)));
         assert_eq!(format!("{s:?}"), format!("{b:?}"));
+    }
+
+    #[test]
+    fn edits_as_a_btreemap_does() {
+        let (mut s, mut b) = both();
+        s.extend([(4, (6, 5)), (5, (9, 6))]);
+        b.extend([(4, (6, 5)), (5, (9, 6))]);
+        s.retain(|&k, v| {
+            v.1 += 1;
+            k != 4
+        });
+        b.retain(|&k, v| {
+            v.1 += 1;
+            k != 4
+        });
+        for (_, v) in s.iter_mut() {
+            v.0 *= 2;
+        }
+        for (_, v) in b.iter_mut() {
+            v.0 *= 2;
+        }
+        assert!(s.iter().eq(b.iter()));
+        assert_eq!(s[&9], b[&9]);
     }
 
     #[test]
