@@ -410,7 +410,9 @@ fn expand(sys: &CallSystem<'_>, w: &World, depth: u32) -> Expansion<Call, World,
         ex.cut = true;
         return ex;
     }
-    for call in alphabet::calls(sys.scope, sys.prog, w) {
+    let calls = alphabet::calls(sys.scope, sys.prog, w);
+    ex.succs.reserve_exact(calls.len());
+    for call in calls {
         if let Some(reason) = sys.budget.poll() {
             ex.stopped = Some(reason);
             return ex;
