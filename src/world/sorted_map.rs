@@ -188,8 +188,11 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
+    /// An mm's VMA list: start to (end, VMA).
+    type Entry = (u64, u32);
+
     /// A few inserts, overwrites and removes, in the same order on both maps.
-    fn both() -> (SortedMap<u64, (u64, u32)>, BTreeMap<u64, (u64, u32)>) {
+    fn both() -> (SortedMap<u64, Entry>, BTreeMap<u64, Entry>) {
         let mut s = SortedMap::new();
         let mut b = BTreeMap::new();
         for (k, v) in [
