@@ -311,3 +311,74 @@ impl Scratch {
         lock_edges.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::world::fingerprint::stable_hash;
+    use crate::world::scenario::Scenario;
+    use crate::world::World;
+
+    fn build(text: &str) -> World {
+        Scenario::parse(text)
+            .expect("scenario")
+            .build()
+            .expect("world")
+    }
+
+    /// Two files, an anon_vma hierarchy, two mms: every arena and tree has members.
+    const BIG: &str = r#"
+        [[file]]
+        name = "f"
+        [[file]]
+        name = "g"
+        [[anon_vma]]
+        name = "A"
+        [[anon_vma]]
+        name = "B"
+        parent = "A"
+        [[mm]]
+        [[mm.vma]]
+        start = 0
+        end = 2
+        file = "f"
+        anon_vmas = ["A"]
+        [[mm.vma]]
+        start = 4
+        end = 6
+        anon_vmas = ["A"]
+        [[mm]]
+        [[mm.vma]]
+        start = 0
+        end = 3
+        file = "g"
+        anon_vmas = ["A", "B"]
+    "#;
+
+    /// One mm, one anonymous VMA.
+    const SMALL: &str = r#"
+        [[mm]]
+        [[mm.vma]]
+        start = 1
+        end = 2
+    "#;
+
+    #[test]
+    fn a_reused_world_gets_the_canonical_form_a_new_one_gets() {
+        let (big, small) = (build(BIG), build(SMALL));
+        // each into a world left over from the other (bigger and smaller arenas)
+        for (w, leftover) in [(&big, &small), (&small, &big), (&big, &big)] {
+            let mut out = leftover.clone();
+            out.violate(crate::invariant::Invariant::ALL[0], "left over");
+            w.canonical_into(&mut out);
+            let fresh = w.canonical();
+            assert_eq!(out, fresh);
+            assert_eq!(format!("{out:?}"), format!("{fresh:?}"));
+            assert_eq!(stable_hash(&out), stable_hash(&fresh));
+            assert!(out.scratch.violations.is_empty());
+        }
+        // a world copied into a spare one is the world
+        let mut spare = small.clone();
+        spare.clone_from(&big);
+        assert_eq!(format!("{spare:?}"), format!("{big:?}"));
+    }
+}
