@@ -40,7 +40,7 @@ pub struct CriticalWork {
 }
 
 /// What builtins record while they run; not part of the search state.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Scratch {
     /// Violations builtins noticed while acting on the world (tree preconditions,
     /// stale-descent, lock discipline), reported by the checker at the step that raised them.
@@ -80,6 +80,13 @@ pub struct World {
     pub sections: Vec<conc::ReadSection>,
     pub scratch: Scratch,
 }
+
+objects::clone_by_field!(Scratch {
+    violations,
+    work,
+    trees_dirty,
+    lock_edges,
+});
 
 objects::clone_by_field!(World {
     mms,
