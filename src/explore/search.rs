@@ -115,9 +115,9 @@ impl<'a> CallSystem<'a> {
         let call = alphabet::calls(self.scope, self.prog, w)
             .into_iter()
             .nth(index)?;
-        let mut w2 = w.clone();
+        let mut w2 = spare_copy(w);
         self.apply(&mut w2, &call);
-        Some((call, self.canonical(&w2)))
+        Some((call, self.canonical_of_spare(w2)))
     }
 
     /// Apply `call` to `w` with the system's engine and checks.
@@ -143,6 +143,49 @@ impl<'a> CallSystem<'a> {
     pub fn canonical(&self, w: &World) -> World {
         w.canonical_up_to(self.scope.symmetry, self.scope.file_symmetry)
     }
+
+    /// [`CallSystem::canonical`] of a world from [`spare_copy`], which goes back to the spares.
+    fn canonical_of_spare(&self, w: World) -> World {
+        let mut out = spare_world();
+        w.canonical_up_to_into(self.scope.symmetry, self.scope.file_symmetry, &mut out);
+        recycle_world(w);
+        out
+    }
+}
+
+/// Worlds a thread is done with, kept so that the next copy or canonical form overwrites one
+/// (keeping its vectors' allocations) instead of allocating a new world: a call costs two
+/// worlds, its copy of the parent and the canonical successor, both dropped soon after.
+const SPARES: usize = 256;
+
+thread_local! {
+    static SPARE_WORLDS: std::cell::RefCell<Vec<World>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
+/// A world to overwrite: a spare one, or a new one.
+fn spare_world() -> World {
+    SPARE_WORLDS
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_default()
+}
+
+/// A copy of `w`, made in a spare world.
+fn spare_copy(w: &World) -> World {
+    let mut c = spare_world();
+    c.clone_from(w);
+    c
+}
+
+/// Keep `w` as a spare (up to [`SPARES`] a thread; the rest are dropped).
+fn recycle_world(w: World) {
+    SPARE_WORLDS.with(|s| {
+        let mut s = s.borrow_mut();
+        if s.len() < SPARES {
+            s.push(w);
+        }
+    });
 }
 
 /// What [`CallSystem::call_step`] found. The successor is the common case: not boxed.
@@ -191,9 +234,13 @@ impl TransitionSystem for CallSystem<'_> {
     }
 
     fn successor(&self, w: &World, call: &Call) -> Option<World> {
-        let mut w2 = w.clone();
+        let mut w2 = spare_copy(w);
         self.apply(&mut w2, call);
-        Some(self.canonical(&w2))
+        Some(self.canonical_of_spare(w2))
+    }
+
+    fn recycle(&self, w: World) {
+        recycle_world(w);
     }
 }
 
@@ -210,9 +257,10 @@ impl CallSystem<'_> {
     /// failed (alone, or against the scope's walkers while `depth` is below `walker_depth`),
     /// or why a walker exploration stopped short.
     pub fn call_step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
-        let mut w2 = w.clone();
+        let mut w2 = spare_copy(w);
         let out = self.apply(&mut w2, call);
         if out.failure.is_some() {
+            recycle_world(w2);
             return CallStep::Failed(CallFailure::Call);
         }
         if self.scope.walkers > 0 && depth < self.scope.walker_depth {
@@ -223,7 +271,7 @@ impl CallSystem<'_> {
                 WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),
             }
         }
-        CallStep::Next(self.canonical(&w2))
+        CallStep::Next(self.canonical_of_spare(w2))
     }
 }
 
@@ -363,7 +411,9 @@ fn expand(sys: &CallSystem<'_>, w: &World, depth: u32) -> Expansion<Call, World,
         ex.cut = true;
         return ex;
     }
-    for call in alphabet::calls(sys.scope, sys.prog, w) {
+    let calls = alphabet::calls(sys.scope, sys.prog, w);
+    ex.succs.reserve_exact(calls.len());
+    for call in calls {
         if let Some(reason) = sys.budget.poll() {
             ex.stopped = Some(reason);
             return ex;

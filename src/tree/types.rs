@@ -66,6 +66,13 @@ impl Clone for RbRoot {
             links_version: AtomicU64::new(self.links_version.load(Ordering::Relaxed)),
         }
     }
+    /// The same as `*self = src.clone()`, keeping this arena's allocation.
+    fn clone_from(&mut self, src: &Self) {
+        self.root = src.root;
+        self.nodes.clone_from(&src.nodes);
+        self.count = src.count;
+        *self.links_version.get_mut() = src.links_version.load(Ordering::Relaxed);
+    }
 }
 
 impl fmt::Debug for RbRoot {
@@ -195,6 +202,14 @@ impl RbRoot {
     /// renumbering the objects that embed the nodes. `map` must be injective on members.
     pub fn remap(&self, map: &dyn Fn(NodeId) -> NodeId) -> RbRoot {
         let mut out = RbRoot::new();
+        self.remap_into(map, &mut out);
+        out
+    }
+
+    /// Overwrite `out` with [`RbRoot::remap`]'s tree, keeping `out`'s arena allocation.
+    pub fn remap_into(&self, map: &dyn Fn(NodeId) -> NodeId, out: &mut RbRoot) {
+        out.links_changed();
+        out.nodes.clear();
         out.root = self.root.map(map);
         out.count = self.count;
         for (i, slot) in self.nodes.iter().enumerate() {
@@ -212,7 +227,6 @@ impl RbRoot {
                 });
             }
         }
-        out
     }
 
     /// Ids of all member nodes in ascending id order (arena order, not tree order).

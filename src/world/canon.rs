@@ -3,21 +3,27 @@
 //! anon_vmas by first use, anonymous folios by first pte), and lock sequence counters are reset. Two worlds that differ only in
 //! object numbering or garbage get the same canonical form, so the explorer sees them as one
 //! state. Trees are renumbered with their shape unchanged (ties in the trees never look at ids).
+//!
+//! The search builds one canonical world per call, so the form is written into a world whose
+//! allocations are reused ([`World::canonical_into`]), with the numberings in per-thread scratch
+//! tables: a call allocates nothing here once its thread has warmed up.
 
-use super::World;
+use super::{AddressSpace, AnonVma, Scratch, World};
+use std::cell::RefCell;
 
 /// Assigns new ids in order of first `visit` (old ids index a table of the arena's size).
+#[derive(Default)]
 struct Numbering {
     map: Vec<u32>,
     order: Vec<u32>,
 }
 
 impl Numbering {
-    fn new(arena: usize) -> Self {
-        Numbering {
-            map: vec![u32::MAX; arena],
-            order: Vec::new(),
-        }
+    /// Start a numbering of an arena of `arena` objects, keeping the tables' allocations.
+    fn reset(&mut self, arena: usize) {
+        self.map.clear();
+        self.map.resize(arena, u32::MAX);
+        self.order.clear();
     }
     fn visit(&mut self, old: u32) {
         let slot = &mut self.map[old as usize];
@@ -32,36 +38,91 @@ impl Numbering {
     }
 }
 
+/// The numberings of one canonicalisation, and marks of the objects some tree holds.
+#[derive(Default)]
+struct Tables {
+    vmas: Numbering,
+    avcs: Numbering,
+    anon_vmas: Numbering,
+    folios: Numbering,
+    /// VMAs in some file tree or named by an unfreed AVC (kept even when freed).
+    vma_referenced: Vec<bool>,
+    /// AVCs in some anon_vma's tree (kept even when freed).
+    avc_in_tree: Vec<bool>,
+}
+
+thread_local! {
+    /// The tables of this thread's last canonicalisation, kept for the next one.
+    static TABLES: RefCell<Tables> = RefCell::default();
+}
+
+/// Overwrite `dst` with `n` elements, the `i`-th written by `write(i, slot)`: slots already
+/// there are overwritten in place (keeping their allocations), missing ones start from `fresh`.
+fn fill<T>(
+    dst: &mut Vec<T>,
+    n: usize,
+    fresh: impl Fn(usize) -> T,
+    mut write: impl FnMut(usize, &mut T),
+) {
+    dst.truncate(n);
+    for i in 0..n {
+        if i == dst.len() {
+            dst.push(fresh(i));
+        }
+        write(i, &mut dst[i]);
+    }
+}
+
 impl World {
     /// The canonical form of this world (see the module documentation).
     pub fn canonical(&self) -> World {
+        let mut w = World::default();
+        self.canonical_into(&mut w);
+        w
+    }
+
+    /// Overwrite `out` with the canonical form of this world, reusing its allocations: the
+    /// result equals [`World::canonical`]'s.
+    pub fn canonical_into(&self, out: &mut World) {
+        TABLES.with(|t| {
+            let t = &mut *t.borrow_mut();
+            self.number(t);
+            self.write_canonical(t, out);
+        });
+    }
+
+    /// Number the objects the canonical form keeps, in its order.
+    fn number(&self, t: &mut Tables) {
+        self.mark_referenced(t);
         // VMAs: listed ones in (mm, address) order, then other unfreed ones by old id.
-        let mut vn = Numbering::new(self.vmas.len());
+        let vn = &mut t.vmas;
+        vn.reset(self.vmas.len());
         for mm in &self.mms {
             for &(_, v) in mm.vmas.values() {
                 vn.visit(v);
             }
         }
         for (i, v) in self.vmas.iter().enumerate() {
-            if !v.freed || self.vma_referenced(i as u32) {
+            if !v.freed || t.vma_referenced[i] {
                 vn.visit(i as u32);
             }
         }
         // AVCs: along each kept VMA's chain, then other unfreed ones.
-        let mut cn = Numbering::new(self.avcs.len());
+        let cn = &mut t.avcs;
+        cn.reset(self.avcs.len());
         for &v in &vn.order {
             for &c in &self.vmas[v as usize].anon_vma_chain {
                 cn.visit(c);
             }
         }
         for (i, c) in self.avcs.iter().enumerate() {
-            let in_tree = self.anon_vmas.iter().any(|a| a.rb_root.contains(i as u32));
-            if !c.freed || in_tree {
+            if !c.freed || t.avc_in_tree[i] {
                 cn.visit(i as u32);
             }
         }
         // anon_vmas: by first use from VMAs and AVCs, then roots and parents, then the rest.
-        let mut an = Numbering::new(self.anon_vmas.len());
+        let an = &mut t.anon_vmas;
+        an.reset(self.anon_vmas.len());
         for &v in &vn.order {
             if let Some(a) = self.vmas[v as usize].anon_vma {
                 an.visit(a);
@@ -74,7 +135,8 @@ impl World {
         }
         // anonymous folios by first pte (mm, address); their anon_vmas after the AVCs' ones,
         // so that a folio whose anon_vma was freed keeps naming it (rmap-complete reports it)
-        let mut folios = Numbering::new(self.anon_folios.len());
+        let folios = &mut t.folios;
+        folios.reset(self.anon_folios.len());
         for mm in &self.mms {
             for f in mm.ptes.values() {
                 if let super::Folio::Anon(a) = *f {
@@ -97,18 +159,45 @@ impl World {
                 an.visit(i as u32);
             }
         }
+    }
 
-        let mut w = World {
-            mms: self.mms.clone(),
-            files: self.files.clone(),
-            vmas: Vec::with_capacity(vn.order.len()),
-            avcs: Vec::with_capacity(cn.order.len()),
-            anon_vmas: Vec::with_capacity(an.order.len()),
-            anon_folios: Vec::with_capacity(folios.order.len()),
-            mappings: Vec::with_capacity(self.mappings.len()),
-            ..Default::default()
-        };
-        for mm in &mut w.mms {
+    /// Mark the VMAs still referenced by a file tree or an unfreed AVC, and the AVCs some
+    /// anon_vma's tree holds (freed or not, such objects are kept, so the form never dangles).
+    fn mark_referenced(&self, t: &mut Tables) {
+        fn mark_members(marks: &mut [bool], tree: &crate::tree::RbRoot) {
+            for (n, slot) in tree.nodes.iter().enumerate() {
+                if slot.is_some() {
+                    if let Some(m) = marks.get_mut(n) {
+                        *m = true;
+                    }
+                }
+            }
+        }
+        t.vma_referenced.clear();
+        t.vma_referenced.resize(self.vmas.len(), false);
+        for m in &self.mappings {
+            mark_members(&mut t.vma_referenced, &m.i_mmap);
+        }
+        for c in &self.avcs {
+            if let (false, Some(v)) = (c.freed, c.vma) {
+                if let Some(m) = t.vma_referenced.get_mut(v as usize) {
+                    *m = true;
+                }
+            }
+        }
+        t.avc_in_tree.clear();
+        t.avc_in_tree.resize(self.avcs.len(), false);
+        for a in &self.anon_vmas {
+            mark_members(&mut t.avc_in_tree, &a.rb_root);
+        }
+    }
+
+    /// Write the canonical form numbered by `t` into `out`.
+    fn write_canonical(&self, t: &Tables, out: &mut World) {
+        let (vn, cn, an, folios) = (&t.vmas, &t.avcs, &t.anon_vmas, &t.folios);
+        out.mms.clone_from(&self.mms);
+        out.files.clone_from(&self.files);
+        for mm in &mut out.mms {
             mm.mm_lock_seq = 0;
             for f in mm.ptes.values_mut() {
                 if let super::Folio::Anon(a) = f {
@@ -119,50 +208,177 @@ impl World {
                 e.1 = vn.get(e.1);
             }
         }
-        for &old in &vn.order {
-            let mut v = self.vmas[old as usize].clone();
-            v.file_linked = false;
-            v.zapped = false;
-            v.anon_vma = v.anon_vma.map(|a| an.get(a));
-            v.anon_vma_chain = v.anon_vma_chain.iter().map(|&c| cn.get(c)).collect();
-            // a VMA is write-locked while its sequence equals its mm's
-            v.vm_lock_seq = match (v.vm_lock_seq, v.vm_mm) {
-                (Some(s), Some(m)) if self.mms[m as usize].mm_lock_seq == s => Some(0),
-                _ => None,
-            };
-            w.vmas.push(v);
-        }
-        for &old in &cn.order {
-            let mut c = self.avcs[old as usize].clone();
-            c.linked = false;
-            c.vma = c.vma.map(|v| vn.get(v));
-            c.anon_vma = c.anon_vma.map(|a| an.get(a));
-            w.avcs.push(c);
-        }
-        for &old in &an.order {
-            let mut a = self.anon_vmas[old as usize].clone();
-            a.root = an.get(a.root);
-            a.parent = an.get(a.parent);
-            a.rb_root = a.rb_root.remap(&|n| cn.get(n));
-            w.anon_vmas.push(a);
-        }
-        for &old in &folios.order {
-            let mut f = self.anon_folios[old as usize].clone();
-            f.anon_vma = an.get(f.anon_vma);
-            w.anon_folios.push(f);
-        }
-        for m in &self.mappings {
-            let mut m = m.clone();
-            m.i_mmap = m.i_mmap.remap(&|n| vn.get(n));
-            w.mappings.push(m);
-        }
-        w
+        let old_vma = |i: usize| &self.vmas[vn.order[i] as usize];
+        fill(
+            &mut out.vmas,
+            vn.order.len(),
+            |i| old_vma(i).clone(),
+            |i, v| {
+                let src = old_vma(i);
+                v.clone_from(src);
+                v.file_linked = false;
+                v.zapped = false;
+                v.anon_vma = v.anon_vma.map(|a| an.get(a));
+                for c in &mut v.anon_vma_chain {
+                    *c = cn.get(*c);
+                }
+                // a VMA is write-locked while its sequence equals its mm's
+                v.vm_lock_seq = match (v.vm_lock_seq, v.vm_mm) {
+                    (Some(s), Some(m)) if self.mms[m as usize].mm_lock_seq == s => Some(0),
+                    _ => None,
+                };
+            },
+        );
+        fill(
+            &mut out.avcs,
+            cn.order.len(),
+            |i| self.avcs[cn.order[i] as usize].clone(),
+            |i, c| {
+                *c = self.avcs[cn.order[i] as usize].clone();
+                c.linked = false;
+                c.vma = c.vma.map(|v| vn.get(v));
+                c.anon_vma = c.anon_vma.map(|a| an.get(a));
+            },
+        );
+        let old_anon_vma = |i: usize| &self.anon_vmas[an.order[i] as usize];
+        fill(
+            &mut out.anon_vmas,
+            an.order.len(),
+            |i| old_anon_vma(i).clone(),
+            |i, a| {
+                let AnonVma {
+                    root,
+                    parent,
+                    rb_root,
+                    rwsem,
+                    refcount,
+                    num_children,
+                    num_active_vmas,
+                    freed,
+                } = old_anon_vma(i);
+                a.root = an.get(*root);
+                a.parent = an.get(*parent);
+                rb_root.remap_into(&|n| cn.get(n), &mut a.rb_root);
+                a.rwsem.clone_from(rwsem);
+                a.refcount = *refcount;
+                a.num_children = *num_children;
+                a.num_active_vmas = *num_active_vmas;
+                a.freed = *freed;
+            },
+        );
+        fill(
+            &mut out.anon_folios,
+            folios.order.len(),
+            |i| self.anon_folios[folios.order[i] as usize].clone(),
+            |i, f| {
+                *f = self.anon_folios[folios.order[i] as usize].clone();
+                f.anon_vma = an.get(f.anon_vma);
+            },
+        );
+        fill(
+            &mut out.mappings,
+            self.mappings.len(),
+            |_| Default::default(),
+            |i, m| {
+                let AddressSpace {
+                    i_mmap,
+                    i_mmap_rwsem,
+                    flush_dcache,
+                } = &self.mappings[i];
+                i_mmap.remap_into(&|n| vn.get(n), &mut m.i_mmap);
+                m.i_mmap_rwsem.clone_from(i_mmap_rwsem);
+                m.flush_dcache.clone_from(flush_dcache);
+            },
+        );
+        out.walks.clear();
+        out.sections.clear();
+        out.scratch.clear();
+    }
+}
+
+impl Scratch {
+    /// Back to the empty record ([`Scratch::default`]), keeping the allocations.
+    pub(crate) fn clear(&mut self) {
+        let Scratch {
+            violations,
+            work,
+            trees_dirty,
+            lock_edges,
+        } = self;
+        violations.clear();
+        *work = Default::default();
+        *trees_dirty = false;
+        lock_edges.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::world::fingerprint::stable_hash;
+    use crate::world::scenario::Scenario;
+    use crate::world::World;
+
+    fn build(text: &str) -> World {
+        Scenario::parse(text)
+            .expect("scenario")
+            .build()
+            .expect("world")
     }
 
-    /// Whether a freed VMA is still referenced (by a tree or an AVC): then it is kept, so the
-    /// canonical form never dangles.
-    fn vma_referenced(&self, v: u32) -> bool {
-        self.mappings.iter().any(|m| m.i_mmap.contains(v))
-            || self.avcs.iter().any(|c| !c.freed && c.vma == Some(v))
+    /// Two files, an anon_vma hierarchy, two mms: every arena and tree has members.
+    const BIG: &str = r#"
+        [[file]]
+        name = "f"
+        [[file]]
+        name = "g"
+        [[anon_vma]]
+        name = "A"
+        [[anon_vma]]
+        name = "B"
+        parent = "A"
+        [[mm]]
+        [[mm.vma]]
+        start = 0
+        end = 2
+        file = "f"
+        anon_vmas = ["A"]
+        [[mm.vma]]
+        start = 4
+        end = 6
+        anon_vmas = ["A"]
+        [[mm]]
+        [[mm.vma]]
+        start = 0
+        end = 3
+        file = "g"
+        anon_vmas = ["A", "B"]
+    "#;
+
+    /// One mm, one anonymous VMA.
+    const SMALL: &str = r#"
+        [[mm]]
+        [[mm.vma]]
+        start = 1
+        end = 2
+    "#;
+
+    #[test]
+    fn a_reused_world_gets_the_canonical_form_a_new_one_gets() {
+        let (big, small) = (build(BIG), build(SMALL));
+        // each into a world left over from the other (bigger and smaller arenas)
+        for (w, leftover) in [(&big, &small), (&small, &big), (&big, &big)] {
+            let mut out = leftover.clone();
+            out.violate(crate::invariant::Invariant::ALL[0], "left over");
+            w.canonical_into(&mut out);
+            let fresh = w.canonical();
+            assert_eq!(out, fresh);
+            assert_eq!(format!("{out:?}"), format!("{fresh:?}"));
+            assert_eq!(stable_hash(&out), stable_hash(&fresh));
+            assert!(out.scratch.violations.is_empty());
+        }
+        // a world copied into a spare one is the world
+        let mut spare = small.clone();
+        spare.clone_from(&big);
+        assert_eq!(format!("{spare:?}"), format!("{big:?}"));
     }
 }

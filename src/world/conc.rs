@@ -77,6 +77,23 @@ pub enum LockClass {
     FlushDcache,
 }
 
+/// A set of lock classes (those a thread holds), iterated in [`LockClass`] order as an ordered
+/// set iterates; a bit per class, so taking a lock allocates nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HeldClasses(u8);
+
+impl HeldClasses {
+    fn insert(&mut self, c: LockClass) {
+        self.0 |= 1 << c as u8;
+    }
+    /// The classes in the set, in [`LockClass`] order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = LockClass> {
+        LockClass::ALL
+            .into_iter()
+            .filter(move |&c| self.0 & (1 << c as u8) != 0)
+    }
+}
+
 impl LockClass {
     pub const ALL: [LockClass; 6] = [
         LockClass::MmapLock,
@@ -371,8 +388,8 @@ impl World {
     }
 
     /// The lock classes thread `t` holds now.
-    pub(crate) fn held_classes(&self, t: ThreadId) -> BTreeSet<LockClass> {
-        let mut out = BTreeSet::new();
+    pub(crate) fn held_classes(&self, t: ThreadId) -> HeldClasses {
+        let mut out = HeldClasses::default();
         if self
             .mms
             .iter()
@@ -413,8 +430,8 @@ impl World {
 
     /// Record that `t`, holding `held` (its classes before the acquire), acquired a lock of
     /// class `c`.
-    pub(crate) fn note_acquire(&mut self, held: BTreeSet<LockClass>, c: LockClass) {
-        for h in held {
+    pub(crate) fn note_acquire(&mut self, held: HeldClasses, c: LockClass) {
+        for h in held.iter() {
             self.scratch.lock_edges.push((h, c));
         }
     }
@@ -422,5 +439,27 @@ impl World {
     /// Take the lock-order edges recorded since the last call.
     pub(crate) fn take_lock_edges(&mut self) -> Vec<(LockClass, LockClass)> {
         std::mem::take(&mut self.scratch.lock_edges)
+    }
+}
+
+#[cfg(test)]
+mod held_tests {
+    use super::{HeldClasses, LockClass};
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn held_classes_iterate_as_an_ordered_set_does() {
+        for bits in 0u8..64 {
+            let mut held = HeldClasses::default();
+            let mut set = BTreeSet::new();
+            // insert in reverse so that insertion order cannot be what orders them
+            for (i, &c) in LockClass::ALL.iter().enumerate().rev() {
+                if bits & (1 << i) != 0 {
+                    held.insert(c);
+                    set.insert(c);
+                }
+            }
+            assert!(held.iter().eq(set.into_iter()));
+        }
     }
 }

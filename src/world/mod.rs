@@ -15,6 +15,7 @@ pub(crate) mod reach;
 pub mod render;
 pub mod scenario;
 pub mod schema;
+pub mod sorted_map;
 pub mod symmetry;
 
 pub use keys::{AnonKeys, FileKeys};
@@ -39,7 +40,7 @@ pub struct CriticalWork {
 }
 
 /// What builtins record while they run; not part of the search state.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Scratch {
     /// Violations builtins noticed while acting on the world (tree preconditions,
     /// stale-descent, lock discipline), reported by the checker at the step that raised them.
@@ -66,7 +67,7 @@ impl Hash for Scratch {
 }
 
 /// The whole kernel state a model acts on.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct World {
     pub mms: Vec<Mm>,
     pub vmas: Vec<Vma>,
@@ -82,6 +83,26 @@ pub struct World {
     pub sections: Vec<conc::ReadSection>,
     pub scratch: Scratch,
 }
+
+objects::clone_by_field!(Scratch {
+    violations,
+    work,
+    trees_dirty,
+    lock_edges,
+});
+
+objects::clone_by_field!(World {
+    mms,
+    vmas,
+    files,
+    mappings,
+    anon_vmas,
+    avcs,
+    anon_folios,
+    walks,
+    sections,
+    scratch,
+});
 
 impl World {
     pub fn new() -> Self {
@@ -241,13 +262,20 @@ impl World {
 
     /// Remove the range `[start, end)` from an mm's VMA list, trimming entries that straddle it.
     pub fn mm_clear(&mut self, mm: u32, start: u64, end: u64) {
+        use std::ops::Bound::{Excluded, Unbounded};
         let map = &mut self.mms[mm as usize].vmas;
-        let overlapping: Vec<(u64, u64, u32)> = map
-            .range(..end)
-            .filter(|(_, &(e, _))| e > start)
-            .map(|(&s, &(e, v))| (s, e, v))
-            .collect();
-        for (s, e, v) in overlapping {
+        // the entries starting below `end`, in address order; what the loop inserts is at a
+        // start already passed or at `end`, so the entries it visits are the ones there were
+        let mut after = Unbounded;
+        loop {
+            let next = map.range((after, Excluded(end))).next();
+            let Some((s, e, v)) = next.map(|(&s, &(e, v))| (s, e, v)) else {
+                break;
+            };
+            after = Excluded(s);
+            if e <= start {
+                continue;
+            }
             map.remove(&s);
             if s < start {
                 map.insert(s, (start, v));

@@ -5,14 +5,31 @@
 
 use super::locks::{Mutex, RwSem};
 use crate::tree::RbRoot;
-use std::collections::BTreeMap;
+
+/// `Clone` for a struct, field by field, with a `clone_from` that clones each field into its
+/// old value (so a `Vec` or tree arena keeps its allocation): the search overwrites recycled
+/// worlds instead of allocating new ones. Every field must be named (the struct literal in
+/// `clone` fails to compile otherwise).
+macro_rules! clone_by_field {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                $t { $($f: self.$f.clone()),* }
+            }
+            fn clone_from(&mut self, src: &Self) {
+                $(self.$f.clone_from(&src.$f);)*
+            }
+        }
+    };
+}
+pub(crate) use clone_by_field;
 
 /// `struct mm_struct`: an address space. Its VMAs are kept in an ordered range map standing in
 /// for the maple tree: `start -> (end, vma)`. `vma_iter_store` overwrites whatever the new range
 /// covers, as a maple-tree store does.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Mm {
-    pub vmas: BTreeMap<u64, (u64, u32)>,
+    pub vmas: super::sorted_map::SortedMap<u64, (u64, u32)>,
     pub map_count: i64,
     /// `mmap_lock`: writers exclude everything; per-VMA readers only exclude VMA writers.
     pub mmap_lock: RwSem,
@@ -28,7 +45,7 @@ pub struct Mm {
 }
 
 /// `struct vm_area_struct`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Vma {
     pub vm_mm: Option<u32>,
     pub vm_start: u64,
@@ -98,7 +115,7 @@ impl Vma {
 
 /// `struct file`. One address_space per file (`f_mapping`); /dev/zero is a file whose mmap of a
 /// private mapping makes the VMA anonymous.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct File {
     pub name: String,
     pub f_mapping: u32,
@@ -106,7 +123,7 @@ pub struct File {
 }
 
 /// `struct address_space`: the file rmap tree `i_mmap` and its locks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, PartialEq, Eq, Hash, Default)]
 pub struct AddressSpace {
     pub i_mmap: RbRoot,
     pub i_mmap_rwsem: RwSem,
@@ -117,7 +134,7 @@ pub struct AddressSpace {
 
 /// `struct anon_vma`: a tree of anon_vma_chain nodes; the rwsem of the root anon_vma guards
 /// every tree of the hierarchy.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct AnonVma {
     pub root: u32,
     pub parent: u32,
@@ -141,3 +158,51 @@ pub struct Avc {
     /// Ghost (reset by the canonical form): inserted into its anon_vma's tree at least once.
     pub linked: bool,
 }
+
+clone_by_field!(Mm {
+    vmas,
+    map_count,
+    mmap_lock,
+    mm_lock_seq,
+    page_table_lock,
+    freed,
+    ptes,
+});
+clone_by_field!(Vma {
+    vm_mm,
+    vm_start,
+    vm_end,
+    vm_pgoff,
+    vm_anon_pgoff,
+    vm_flags,
+    vm_file,
+    has_vm_ops,
+    anon_vma,
+    anon_vma_chain,
+    vm_lock_seq,
+    vm_lock_readers,
+    detached,
+    freed,
+    file_linked,
+    zapped,
+});
+clone_by_field!(File {
+    name,
+    f_mapping,
+    dev_zero,
+});
+clone_by_field!(AddressSpace {
+    i_mmap,
+    i_mmap_rwsem,
+    flush_dcache,
+});
+clone_by_field!(AnonVma {
+    root,
+    parent,
+    rb_root,
+    rwsem,
+    refcount,
+    num_children,
+    num_active_vmas,
+    freed,
+});

@@ -20,7 +20,6 @@
 //! maps it.
 
 use super::World;
-use std::collections::BTreeMap;
 
 /// What a pte maps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,7 +39,7 @@ pub struct AnonFolio {
 }
 
 /// An mm's ghost page table: address (in pages) to folio.
-pub(crate) type PageTable = BTreeMap<u64, Folio>;
+pub(crate) type PageTable = super::sorted_map::SortedMap<u64, Folio>;
 
 /// `linear_page_index()`: the index a VMA maps at `addr`.
 pub(crate) fn linear_page_index(vm_start: u64, vm_pgoff: u64, addr: u64) -> u64 {

@@ -138,6 +138,16 @@ impl World {
             .collect()
     }
 
+    /// [`World::canonical_up_to`] written into `out`; without a reduction to make, `out`'s
+    /// allocations are reused ([`World::canonical_into`]).
+    pub(crate) fn canonical_up_to_into(&self, mms: bool, files: bool, out: &mut World) {
+        if (mms && self.mms.len() >= 2) || files {
+            *out = self.canonical_up_to(mms, files);
+        } else {
+            self.canonical_into(out);
+        }
+    }
+
     /// The canonical form up to a renumbering of the mms (`mms`) and of the regular files
     /// (`files`); the plain canonical form when neither is asked for (see the module
     /// documentation).

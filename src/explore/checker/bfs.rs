@@ -68,7 +68,12 @@ impl<'a, T: TransitionSystem> Level<'a, T> {
             .into_iter()
             .map(|(a, s)| {
                 let fp = self.sys.fingerprint(&s);
-                (a, fp, self.keep.then_some(s))
+                if self.keep {
+                    (a, fp, Some(s))
+                } else {
+                    self.sys.recycle(s);
+                    (a, fp, None)
+                }
             })
             .collect();
         Done {

@@ -198,7 +198,9 @@ impl<'a, T: TransitionSystem> Replayer<'a, T> {
             .zip(&self.chain)
             .take_while(|((n, _), c)| n == *c)
             .count();
-        self.path.truncate(keep);
+        for (_, s) in self.path.drain(keep..) {
+            self.sys.recycle(s);
+        }
         for k in keep..self.chain.len() {
             let node = self.chain[k];
             let parent = self.path.last().map_or(self.root, |(_, s)| s);

@@ -64,6 +64,11 @@ pub trait TransitionSystem: Sync {
         None
     }
 
+    /// A state the search is done with (a successor fingerprinted and not kept, a replayed
+    /// state left behind): the system may keep it to overwrite rather than allocate a later
+    /// state. Dropped by default.
+    fn recycle(&self, _s: Self::State) {}
+
     /// Whether [`TransitionSystem::merge`] must see every further arrival at a state of the
     /// next level (a reduction that keeps data beside its states, such as a sleep set): the
     /// search then keeps the next level's fingerprints in a map of their own. Such a system
