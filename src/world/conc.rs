@@ -77,6 +77,23 @@ pub enum LockClass {
     FlushDcache,
 }
 
+/// A set of lock classes, one bit per class; walked in the documented order (outermost first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LockClasses(u8);
+
+impl LockClasses {
+    pub(crate) fn insert(&mut self, c: LockClass) {
+        self.0 |= 1 << c.rank();
+    }
+
+    /// The classes in the set, outermost first.
+    pub(crate) fn iter(self) -> impl Iterator<Item = LockClass> {
+        LockClass::ALL
+            .into_iter()
+            .filter(move |c| self.0 & (1 << c.rank()) != 0)
+    }
+}
+
 impl LockClass {
     pub const ALL: [LockClass; 6] = [
         LockClass::MmapLock,
@@ -371,8 +388,8 @@ impl World {
     }
 
     /// The lock classes thread `t` holds now.
-    pub(crate) fn held_classes(&self, t: ThreadId) -> BTreeSet<LockClass> {
-        let mut out = BTreeSet::new();
+    pub(crate) fn held_classes(&self, t: ThreadId) -> LockClasses {
+        let mut out = LockClasses::default();
         if self
             .mms
             .iter()
@@ -413,8 +430,8 @@ impl World {
 
     /// Record that `t`, holding `held` (its classes before the acquire), acquired a lock of
     /// class `c`.
-    pub(crate) fn note_acquire(&mut self, held: BTreeSet<LockClass>, c: LockClass) {
-        for h in held {
+    pub(crate) fn note_acquire(&mut self, held: LockClasses, c: LockClass) {
+        for h in held.iter() {
             self.scratch.lock_edges.push((h, c));
         }
     }
