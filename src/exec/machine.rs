@@ -76,7 +76,7 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     entry: FuncId,
     args: &[Value],
     max_visible: usize,
-    visible: &mut dyn FnMut(&mut H, SrcLoc) -> bool,
+    visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
 ) -> Ended {
     let mut m = MACHINE
         .try_with(|m| m.try_borrow_mut().map(|mut m| std::mem::take(&mut *m)).ok())
@@ -218,7 +218,7 @@ impl Machine {
         host: &mut H,
         mut cur: Frame,
         max_visible: usize,
-        visible: &mut dyn FnMut(&mut H, SrcLoc) -> bool,
+        visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
     ) -> Ended {
         let mut local = 0u64;
         let mut steps = 0usize;
