@@ -21,7 +21,10 @@ use crate::lang::types::{BuiltinId, FieldId};
 use crate::lang::{Program, SrcLoc};
 use crate::value::Value;
 
-/// One decoded instruction. Same meaning as the [`Op`] of the same index.
+/// One decoded instruction. Same meaning as the [`Op`] of the same index, except the fused
+/// operations (those after `End`), which stand for the instruction of their index and the one
+/// after it (whose operation stays as it was, for the jumps that land on it). The first of a
+/// fused pair always falls through to the second when it succeeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum COp {
     Const(Value),
@@ -49,6 +52,73 @@ pub(crate) enum COp {
     ZeroStruct(u32),
     /// Past the last instruction: the interpreter's "ran past the end of a function".
     End,
+    /// `Load(s)` then `ReadField(f)`.
+    LoadRead(u32, Field),
+    /// `Load(s)` then `WriteField(f)`.
+    LoadWrite(u32, Field),
+    /// `Load(a)` then `Load(b)`.
+    Load2(u32, u32),
+    /// `Pop` then `Load(s)`.
+    PopLoad(u32),
+    /// `Store(a)` then `Load(b)`.
+    StoreLoad(u32, u32),
+    /// `Load(s)` then `Builtin(id, argc)`.
+    LoadBuiltin(u32, BuiltinId, u32),
+    /// `Load(s)` then `JumpIfFalse(t)`.
+    LoadJumpIfFalse(u32, u32),
+    /// `JumpIfFalse(t)` then, when it falls through, `Load(s)`.
+    JumpIfFalseLoad(u32, u32),
+    /// `Load(s)` then `Const(v)`.
+    LoadConst(u32, Value),
+    /// `Const(v)` then `Store(s)`.
+    ConstStore(Value, u32),
+    /// `JumpIfFalse(t)` then, when it falls through, `Const(v)`.
+    JumpIfFalseConst(u32, Value),
+    /// `ReadField(f)` then `Load(s)`.
+    ReadLoad(Field, u32),
+    /// `WriteField(f)` then `Load(s)`.
+    WriteLoad(Field, u32),
+    /// `ReadField(f)` then `JumpIfFalse(t)`.
+    ReadJumpIfFalse(Field, u32),
+    /// `Builtin(id, argc)` then `Pop`.
+    BuiltinPop(BuiltinId, u32),
+    /// `Builtin(id, argc)` then `Store(s)`.
+    BuiltinStore(BuiltinId, u32, u32),
+}
+
+/// The fused operation standing for `a` and the `b` after it, if there is one.
+fn fuse(a: COp, b: COp) -> Option<COp> {
+    Some(match (a, b) {
+        (COp::Load(s), COp::ReadField(f)) => COp::LoadRead(s, f),
+        (COp::Load(s), COp::WriteField(f)) => COp::LoadWrite(s, f),
+        (COp::Load(a), COp::Load(b)) => COp::Load2(a, b),
+        (COp::Pop, COp::Load(s)) => COp::PopLoad(s),
+        (COp::Store(a), COp::Load(b)) => COp::StoreLoad(a, b),
+        (COp::Load(s), COp::Builtin(id, n)) => COp::LoadBuiltin(s, id, n),
+        (COp::Load(s), COp::JumpIfFalse(t)) => COp::LoadJumpIfFalse(s, t),
+        (COp::JumpIfFalse(t), COp::Load(s)) => COp::JumpIfFalseLoad(t, s),
+        (COp::Load(s), COp::Const(v)) => COp::LoadConst(s, v),
+        (COp::Const(v), COp::Store(s)) => COp::ConstStore(v, s),
+        (COp::JumpIfFalse(t), COp::Const(v)) => COp::JumpIfFalseConst(t, v),
+        (COp::ReadField(f), COp::Load(s)) => COp::ReadLoad(f, s),
+        (COp::WriteField(f), COp::Load(s)) => COp::WriteLoad(f, s),
+        (COp::ReadField(f), COp::JumpIfFalse(t)) => COp::ReadJumpIfFalse(f, t),
+        (COp::Builtin(id, n), COp::Pop) => COp::BuiltinPop(id, n),
+        (COp::Builtin(id, n), COp::Store(s)) => COp::BuiltinStore(id, n, s),
+        _ => return None,
+    })
+}
+
+/// `ops` (verified) with each instruction that a fusable one follows replaced by the fused
+/// operation; the second instruction keeps its own operation.
+fn fused(ops: &[COp]) -> Vec<COp> {
+    let mut out = ops.to_vec();
+    for (i, pair) in ops.windows(2).enumerate() {
+        if let Some(f) = fuse(pair[0], pair[1]) {
+            out[i] = f;
+        }
+    }
+    out
 }
 
 /// A decoded function.
@@ -104,7 +174,7 @@ impl Code {
             let len = f.code.len() as u32;
             verify(prog, &ops, nslots).map_err(|e| format!("`{name}`: {e}"))?;
             funcs.push(CodeFn {
-                ops,
+                ops: fused(&ops),
                 len,
                 slot_init: f.slot_init.clone(),
                 struct_slots: f.struct_slots.clone(),
@@ -160,6 +230,23 @@ fn arity(op: COp) -> (u32, u32) {
         COp::Call(_, n) | COp::Builtin(_, n) => (n, 1),
         // a return with an empty stack returns void, as the interpreter's does
         COp::Jump(_) | COp::Return | COp::ZeroStruct(_) | COp::End => (0, 0),
+        // fused only after verification
+        COp::LoadRead(..)
+        | COp::LoadWrite(..)
+        | COp::Load2(..)
+        | COp::PopLoad(_)
+        | COp::StoreLoad(..)
+        | COp::LoadBuiltin(..)
+        | COp::LoadJumpIfFalse(..)
+        | COp::JumpIfFalseLoad(..)
+        | COp::LoadConst(..)
+        | COp::ConstStore(..)
+        | COp::JumpIfFalseConst(..)
+        | COp::ReadLoad(..)
+        | COp::WriteLoad(..)
+        | COp::ReadJumpIfFalse(..)
+        | COp::BuiltinPop(..)
+        | COp::BuiltinStore(..) => unreachable!("verification sees unfused operations"),
     }
 }
 

@@ -12,14 +12,16 @@
 //! mutant and requires the same worlds and failures.
 
 use super::compiled::{COp, Code};
-use super::host::{FieldId, Host, HostError, Value};
+use super::host::{Host, HostError, Value};
 use super::local::{as_int, binary};
 use super::step::{Fault, FaultKind};
 use super::thread::{MAX_CALL_DEPTH, MAX_LOCAL_RUN};
 use crate::lang::ast::UnOp;
-use crate::lang::program::{Field, FuncId, Op};
+use crate::lang::program::{Field, FuncId};
 use crate::lang::{Program, SrcLoc};
 use std::cell::RefCell;
+
+mod objects;
 
 /// Operand stack room reserved when a frame starts.
 const STACK_ROOM: usize = 16;
@@ -74,7 +76,7 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     entry: FuncId,
     args: &[Value],
     max_visible: usize,
-    visible: &mut dyn FnMut(&mut H, SrcLoc) -> bool,
+    visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
 ) -> Ended {
     let mut m = MACHINE
         .try_with(|m| m.try_borrow_mut().map(|mut m| std::mem::take(&mut *m)).ok())
@@ -96,6 +98,7 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     ended
 }
 
+#[cold]
 fn runtime(loc: SrcLoc, message: String) -> Ended {
     Ended::Failed(Fault {
         loc,
@@ -104,6 +107,7 @@ fn runtime(loc: SrcLoc, message: String) -> Ended {
     })
 }
 
+#[cold]
 fn host_err(loc: SrcLoc, e: HostError) -> Ended {
     match e {
         HostError::Blocked => Ended::Blocked(loc),
@@ -143,7 +147,9 @@ impl Machine {
         }
     }
 
-    /// The field `slot` of layout `layout` of the instance `v` points to.
+    /// The field `slot` of layout `layout` of the instance `v` points to, or the message of
+    /// the fault of reaching it.
+    #[inline(always)]
     fn local_field(
         &self,
         code: &Code,
@@ -152,20 +158,39 @@ impl Machine {
         layout: u32,
         slot: u32,
     ) -> Result<usize, String> {
+        if let Value::Local(i) = v {
+            if let Some(&(l, start)) = self.inst.get(i as usize) {
+                if l == layout && (slot as usize) < code.zeros[l as usize].len() {
+                    return Ok((start + slot) as usize);
+                }
+            }
+        }
+        Err(self.bad_local_field(code, prog, v, layout, slot))
+    }
+
+    /// Why [`Machine::local_field`] cannot reach field `slot` of layout `layout` through `v`.
+    #[cold]
+    #[inline(never)]
+    fn bad_local_field(
+        &self,
+        code: &Code,
+        prog: &Program,
+        v: Value,
+        layout: u32,
+        slot: u32,
+    ) -> String {
         let Value::Local(i) = v else {
-            return Err("not a local struct".into());
+            return "not a local struct".into();
         };
-        let Some(&(l, start)) = self.inst.get(i as usize) else {
-            return Err("use of a local struct after its function returned".into());
+        let Some(&(l, _)) = self.inst.get(i as usize) else {
+            return "use of a local struct after its function returned".into();
         };
         if l != layout {
             let name = prog.any_field_name(Field::Local { layout, slot });
-            return Err(format!("local struct has no field `{name}`"));
+            return format!("local struct has no field `{name}`");
         }
-        if slot as usize >= code.zeros[l as usize].len() {
-            return Err("local struct field out of range".into());
-        }
-        Ok((start + slot) as usize)
+        debug_assert!(slot as usize >= code.zeros[l as usize].len());
+        "local struct field out of range".into()
     }
 
     fn pop(&mut self) -> Value {
@@ -193,13 +218,43 @@ impl Machine {
         host: &mut H,
         mut cur: Frame,
         max_visible: usize,
-        visible: &mut dyn FnMut(&mut H, SrcLoc) -> bool,
+        visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
     ) -> Ended {
         let mut local = 0u64;
         let mut steps = 0usize;
         let mut f = &code.funcs[cur.func as usize];
+        // One more instruction that did not touch the world ran: instruction `$pc` of `$func`.
+        macro_rules! local_step {
+            ($func:expr, $pc:expr) => {
+                local += 1;
+                if local >= MAX_LOCAL_RUN {
+                    return endless(loc_at(prog, $func, $pc));
+                }
+            };
+        }
+        // The bookkeeping after instruction `$pc` of `$func`, which touched the world or not:
+        // the callback after a visible step and the bounds. `cur.pc` is the next instruction.
+        macro_rules! after {
+            ($touched:expr, $func:expr, $pc:expr) => {
+                if $touched {
+                    local = 0;
+                    steps += 1;
+                    if visible(host, loc_at(prog, $func, $pc)) {
+                        return Ended::Stopped;
+                    }
+                    if steps >= max_visible {
+                        let next = (cur.pc < f.len).then(|| loc_at(prog, $func, cur.pc));
+                        return Ended::Limit(next);
+                    }
+                } else {
+                    local_step!($func, $pc);
+                }
+            };
+        }
         loop {
-            let (func, pc) = (cur.func, cur.pc);
+            let func = cur.func;
+            // the instruction that runs last: the second of a fused pair once its first ran
+            let mut pc = cur.pc;
             let op = f.ops[pc as usize];
             // whether the instruction touched the world
             let mut shared = false;
@@ -209,12 +264,11 @@ impl Machine {
                     cur.pc += 1;
                 }
                 COp::Load(s) => {
-                    self.vals.push(self.vals[(cur.base + s) as usize]);
+                    self.load(cur.base, s);
                     cur.pc += 1;
                 }
                 COp::Store(s) => {
-                    let v = self.pop();
-                    self.vals[(cur.base + s) as usize] = v;
+                    self.store(cur.base, s);
                     cur.pc += 1;
                 }
                 COp::Pop => {
@@ -256,10 +310,25 @@ impl Machine {
                 COp::JumpIfFalse(t) => {
                     cur.pc = if self.pop().truthy() { pc + 1 } else { t };
                 }
+                COp::ReadField(fd) | COp::WriteField(fd) => {
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    let r = if matches!(op, COp::ReadField(_)) {
+                        self.read_field(code, prog, host, fd, at)
+                    } else {
+                        self.write_field(code, prog, host, fd, at)
+                    };
+                    match r {
+                        Ok(touched) => shared = touched,
+                        Err(e) => return e,
+                    }
+                    cur.pc += 1;
+                }
                 COp::Warn
                 | COp::ZeroStruct(_)
-                | COp::ReadField(_)
-                | COp::WriteField(_)
                 | COp::Builtin(..)
                 | COp::ListFirst(_)
                 | COp::ListLast(_)
@@ -312,28 +381,182 @@ impl Machine {
                     let m = "ran past the end of a function".to_string();
                     return runtime(f.loc, m);
                 }
+                // fused pairs: the first instruction (always a local one that falls through),
+                // its count, then the second as above at the next index
+                COp::LoadRead(s, fd) | COp::LoadWrite(s, fd) => {
+                    self.load(cur.base, s);
+                    local_step!(func, pc);
+                    pc += 1;
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    let r = if matches!(op, COp::LoadRead(..)) {
+                        self.read_field(code, prog, host, fd, at)
+                    } else {
+                        self.write_field(code, prog, host, fd, at)
+                    };
+                    match r {
+                        Ok(touched) => shared = touched,
+                        Err(e) => return e,
+                    }
+                    cur.pc = pc + 1;
+                }
+                COp::LoadBuiltin(s, id, argc) => {
+                    self.load(cur.base, s);
+                    local_step!(func, pc);
+                    pc += 1;
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    if let Err(e) = self.builtin(prog, host, id, argc, at) {
+                        return e;
+                    }
+                    shared = true;
+                    cur.pc = pc + 1;
+                }
+                COp::Load2(a, b) => {
+                    self.load(cur.base, a);
+                    local_step!(func, pc);
+                    pc += 1;
+                    self.load(cur.base, b);
+                    cur.pc = pc + 1;
+                }
+                COp::PopLoad(s) => {
+                    self.vals.pop();
+                    local_step!(func, pc);
+                    pc += 1;
+                    self.load(cur.base, s);
+                    cur.pc = pc + 1;
+                }
+                COp::StoreLoad(a, b) => {
+                    self.store(cur.base, a);
+                    local_step!(func, pc);
+                    pc += 1;
+                    self.load(cur.base, b);
+                    cur.pc = pc + 1;
+                }
+                COp::LoadJumpIfFalse(s, t) => {
+                    let v = self.vals[(cur.base + s) as usize];
+                    local_step!(func, pc);
+                    pc += 1;
+                    cur.pc = if v.truthy() { pc + 1 } else { t };
+                }
+                COp::LoadConst(s, v) => {
+                    self.load(cur.base, s);
+                    local_step!(func, pc);
+                    pc += 1;
+                    self.vals.push(v);
+                    cur.pc = pc + 1;
+                }
+                COp::ConstStore(v, s) => {
+                    local_step!(func, pc);
+                    pc += 1;
+                    self.vals[(cur.base + s) as usize] = v;
+                    cur.pc = pc + 1;
+                }
+                COp::JumpIfFalseConst(t, v) => {
+                    if self.pop().truthy() {
+                        local_step!(func, pc);
+                        pc += 1;
+                        self.vals.push(v);
+                        cur.pc = pc + 1;
+                    } else {
+                        cur.pc = t;
+                    }
+                }
+                // fused pairs whose first instruction may touch the world: its bookkeeping
+                // (with the program counter on the second), then the second, a local one
+                COp::ReadLoad(fd, _) | COp::WriteLoad(fd, _) | COp::ReadJumpIfFalse(fd, _) => {
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    let r = if matches!(op, COp::WriteLoad(..)) {
+                        self.write_field(code, prog, host, fd, at)
+                    } else {
+                        self.read_field(code, prog, host, fd, at)
+                    };
+                    let touched = match r {
+                        Ok(touched) => touched,
+                        Err(e) => return e,
+                    };
+                    cur.pc = pc + 1;
+                    after!(touched, func, pc);
+                    pc += 1;
+                    match op {
+                        COp::ReadJumpIfFalse(_, t) => {
+                            if !self.pop().truthy() {
+                                cur.pc = t;
+                            } else {
+                                cur.pc = pc + 1;
+                            }
+                        }
+                        COp::ReadLoad(_, s) | COp::WriteLoad(_, s) => {
+                            self.load(cur.base, s);
+                            cur.pc = pc + 1;
+                        }
+                        _ => unreachable!("matched above"),
+                    }
+                }
+                COp::BuiltinPop(id, argc) | COp::BuiltinStore(id, argc, _) => {
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    if let Err(e) = self.builtin(prog, host, id, argc, at) {
+                        return e;
+                    }
+                    cur.pc = pc + 1;
+                    after!(true, func, pc);
+                    pc += 1;
+                    if let COp::BuiltinStore(_, _, s) = op {
+                        self.store(cur.base, s);
+                    } else {
+                        self.vals.pop();
+                    }
+                    cur.pc = pc + 1;
+                }
+                COp::JumpIfFalseLoad(t, s) => {
+                    if self.pop().truthy() {
+                        local_step!(func, pc);
+                        pc += 1;
+                        self.load(cur.base, s);
+                        cur.pc = pc + 1;
+                    } else {
+                        cur.pc = t;
+                    }
+                }
             }
-            if shared {
-                local = 0;
-                steps += 1;
-                if visible(host, loc_at(prog, func, pc)) {
-                    return Ended::Stopped;
-                }
-                if steps >= max_visible {
-                    let next = (cur.pc < f.len).then(|| loc_at(prog, func, cur.pc));
-                    return Ended::Limit(next);
-                }
-            } else {
-                local += 1;
-                if local >= MAX_LOCAL_RUN {
-                    let m = format!(
-                        "ran {MAX_LOCAL_RUN} instructions without touching the world (endless loop?)"
-                    );
-                    return runtime(loc_at(prog, func, pc), m);
-                }
-            }
+            after!(shared, func, pc);
         }
     }
+
+    /// Push local `s` of the frame whose locals start at `base`.
+    #[inline(always)]
+    fn load(&mut self, base: u32, s: u32) {
+        let v = self.vals[(base + s) as usize];
+        self.vals.push(v);
+    }
+
+    /// Pop the top into local `s` of the frame whose locals start at `base`.
+    #[inline(always)]
+    fn store(&mut self, base: u32, s: u32) {
+        let v = self.pop();
+        self.vals[(base + s) as usize] = v;
+    }
+}
+
+/// The fault of a run of instructions none of which touched the world, at `loc`.
+#[cold]
+fn endless(loc: SrcLoc) -> Ended {
+    let m = format!("ran {MAX_LOCAL_RUN} instructions without touching the world (endless loop?)");
+    runtime(loc, m)
 }
 
 /// Where an instruction runs: its function, its index, and its frame's first local.
@@ -347,190 +570,6 @@ struct At {
 impl At {
     fn loc(self, prog: &Program) -> SrcLoc {
         loc_at(prog, self.func, self.pc)
-    }
-}
-
-/// The instructions that reach objects: kernel objects through the host, or the local
-/// structs. Each advances to the next instruction when it succeeds (the caller moves the
-/// program counter) and says whether it touched the world.
-impl Machine {
-    #[inline]
-    fn object_op<H: Host + ?Sized>(
-        &mut self,
-        code: &Code,
-        prog: &Program,
-        host: &mut H,
-        op: COp,
-        at: At,
-    ) -> Result<bool, Ended> {
-        match op {
-            COp::Warn => self.warn(prog, at).map(|()| false),
-            COp::ZeroStruct(s) => self.zero_struct(code, prog, s, at).map(|()| false),
-            COp::ReadField(fd) => self.read_field(code, prog, host, fd, at),
-            COp::WriteField(fd) => self.write_field(code, prog, host, fd, at),
-            COp::Builtin(id, argc) => {
-                let n = self.vals.len();
-                let argc = argc as usize;
-                let v = host
-                    .call(0, id, &self.vals[n - argc..])
-                    .map_err(|e| host_err(at.loc(prog), e))?;
-                self.vals.truncate(n - argc);
-                self.vals.push(v);
-                Ok(true)
-            }
-            COp::ListFirst(list) | COp::ListLast(list) => {
-                self.list_end(prog, host, list, matches!(op, COp::ListLast(_)), at)
-            }
-            COp::ListNext(list) | COp::ListPrev(list) => {
-                let (head, cur) = (self.second(), self.top());
-                let v = if matches!(op, COp::ListPrev(_)) {
-                    host.list_prev(0, head, list, cur)
-                } else {
-                    host.list_next(0, head, list, cur)
-                }
-                .map_err(|e| host_err(at.loc(prog), e))?;
-                self.vals.pop();
-                *self.vals.last_mut().expect("verified height") = v;
-                Ok(true)
-            }
-            _ => unreachable!("run dispatches only object instructions here"),
-        }
-    }
-
-    /// `VM_WARN_ON*(cond)`: an assertion fault when the condition on top holds.
-    fn warn(&mut self, prog: &Program, at: At) -> Result<(), Ended> {
-        if self.top().truthy() {
-            let Op::Warn { macro_name, cond } = &prog.func(FuncId(at.func)).code[at.pc as usize].op
-            else {
-                unreachable!("a decoded Warn is a Warn")
-            };
-            return Err(Ended::Failed(Fault {
-                loc: at.loc(prog),
-                kind: FaultKind::Assertion {
-                    macro_name: macro_name.clone(),
-                    cond: cond.clone(),
-                },
-                message: format!("{macro_name}({cond}) triggered"),
-            }));
-        }
-        *self.vals.last_mut().expect("verified height") = Value::Bool(false);
-        Ok(())
-    }
-
-    fn zero_struct(&mut self, code: &Code, prog: &Program, s: u32, at: At) -> Result<(), Ended> {
-        let inst = match self.vals[(at.base + s) as usize] {
-            Value::Local(i) => self.inst.get(i as usize).copied(),
-            _ => return Err(runtime(at.loc(prog), "not a local struct".into())),
-        };
-        let Some((layout, start)) = inst else {
-            let m = "use of a local struct after its function returned";
-            return Err(runtime(at.loc(prog), m.into()));
-        };
-        let z = &code.zeros[layout as usize];
-        let start = start as usize;
-        self.fields[start..start + z.len()].copy_from_slice(z);
-        Ok(())
-    }
-
-    /// A read or write of `->field` through a pointer that is neither a kernel object nor a
-    /// local struct of the field's layout.
-    fn bad_pointer(prog: &Program, p: Value, fd: Field, verb: &str, at: At) -> Ended {
-        let name = prog.any_field_name(fd);
-        let m = match p {
-            Value::Null => format!("NULL pointer dereference {verb} `->{name}`"),
-            other => format!("{verb} `->{name}` of {other}, which is not a pointer"),
-        };
-        runtime(at.loc(prog), m)
-    }
-
-    fn read_field<H: Host + ?Sized>(
-        &mut self,
-        code: &Code,
-        prog: &Program,
-        host: &mut H,
-        fd: Field,
-        at: At,
-    ) -> Result<bool, Ended> {
-        let p = self.top();
-        let (v, touched) = match (p, fd) {
-            (Value::Obj(..), Field::Kernel(id)) => {
-                let v = host
-                    .read_field(0, p, id)
-                    .map_err(|e| host_err(at.loc(prog), e))?;
-                (v, true)
-            }
-            (Value::Local(_), Field::Local { layout, slot }) => {
-                let i = self
-                    .local_field(code, prog, p, layout, slot)
-                    .map_err(|m| runtime(at.loc(prog), m))?;
-                (self.fields[i], false)
-            }
-            _ => return Err(Self::bad_pointer(prog, p, fd, "reading", at)),
-        };
-        *self.vals.last_mut().expect("verified height") = v;
-        Ok(touched)
-    }
-
-    fn write_field<H: Host + ?Sized>(
-        &mut self,
-        code: &Code,
-        prog: &Program,
-        host: &mut H,
-        fd: Field,
-        at: At,
-    ) -> Result<bool, Ended> {
-        let (p, v) = (self.second(), self.top());
-        let touched = match (p, fd) {
-            (Value::Obj(..), Field::Kernel(id)) => {
-                host.write_field(0, p, id, v)
-                    .map_err(|e| host_err(at.loc(prog), e))?;
-                true
-            }
-            (Value::Local(_), Field::Local { layout, slot }) => {
-                let i = self
-                    .local_field(code, prog, p, layout, slot)
-                    .map_err(|m| runtime(at.loc(prog), m))?;
-                self.fields[i] = v;
-                false
-            }
-            _ => return Err(Self::bad_pointer(prog, p, fd, "writing", at)),
-        };
-        let n = self.vals.len();
-        self.vals.truncate(n - 2);
-        Ok(touched)
-    }
-
-    /// `list_first` / `list_last` of the list head on top.
-    fn list_end<H: Host + ?Sized>(
-        &mut self,
-        prog: &Program,
-        host: &mut H,
-        list: FieldId,
-        last: bool,
-        at: At,
-    ) -> Result<bool, Ended> {
-        let head = self.top();
-        match head {
-            Value::Obj(..) => {
-                let v = if last {
-                    host.list_last(0, head, list)
-                } else {
-                    host.list_first(0, head, list)
-                }
-                .map_err(|e| host_err(at.loc(prog), e))?;
-                *self.vals.last_mut().expect("verified height") = v;
-                Ok(true)
-            }
-            Value::Null => {
-                let l = prog.field_name(list);
-                let m = format!("NULL pointer dereference: list head `->{l}`");
-                Err(runtime(at.loc(prog), m))
-            }
-            other => {
-                let m = format!("list head {other} is not a kernel object");
-                Err(runtime(at.loc(prog), m))
-            }
-        }
     }
 }
 

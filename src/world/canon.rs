@@ -303,11 +303,13 @@ impl Scratch {
             violations,
             work,
             trees_dirty,
+            tree_marks,
             lock_edges,
         } = self;
         violations.clear();
         *work = Default::default();
         *trees_dirty = false;
+        *tree_marks = Default::default();
         lock_edges.clear();
     }
 }

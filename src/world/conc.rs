@@ -77,20 +77,20 @@ pub enum LockClass {
     FlushDcache,
 }
 
-/// A set of lock classes (those a thread holds), iterated in [`LockClass`] order as an ordered
-/// set iterates; a bit per class, so taking a lock allocates nothing.
+/// A set of lock classes, one bit per class; walked in the documented order (outermost first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct HeldClasses(u8);
+pub(crate) struct LockClasses(u8);
 
-impl HeldClasses {
-    fn insert(&mut self, c: LockClass) {
-        self.0 |= 1 << c as u8;
+impl LockClasses {
+    pub(crate) fn insert(&mut self, c: LockClass) {
+        self.0 |= 1 << c.rank();
     }
-    /// The classes in the set, in [`LockClass`] order.
+
+    /// The classes in the set, outermost first.
     pub(crate) fn iter(self) -> impl Iterator<Item = LockClass> {
         LockClass::ALL
             .into_iter()
-            .filter(move |&c| self.0 & (1 << c as u8) != 0)
+            .filter(move |c| self.0 & (1 << c.rank()) != 0)
     }
 }
 
@@ -388,8 +388,8 @@ impl World {
     }
 
     /// The lock classes thread `t` holds now.
-    pub(crate) fn held_classes(&self, t: ThreadId) -> HeldClasses {
-        let mut out = HeldClasses::default();
+    pub(crate) fn held_classes(&self, t: ThreadId) -> LockClasses {
+        let mut out = LockClasses::default();
         if self
             .mms
             .iter()
@@ -430,7 +430,7 @@ impl World {
 
     /// Record that `t`, holding `held` (its classes before the acquire), acquired a lock of
     /// class `c`.
-    pub(crate) fn note_acquire(&mut self, held: HeldClasses, c: LockClass) {
+    pub(crate) fn note_acquire(&mut self, held: LockClasses, c: LockClass) {
         for h in held.iter() {
             self.scratch.lock_edges.push((h, c));
         }
@@ -444,13 +444,13 @@ impl World {
 
 #[cfg(test)]
 mod held_tests {
-    use super::{HeldClasses, LockClass};
+    use super::{LockClass, LockClasses};
     use std::collections::BTreeSet;
 
     #[test]
     fn held_classes_iterate_as_an_ordered_set_does() {
         for bits in 0u8..64 {
-            let mut held = HeldClasses::default();
+            let mut held = LockClasses::default();
             let mut set = BTreeSet::new();
             // insert in reverse so that insertion order cannot be what orders them
             for (i, &c) in LockClass::ALL.iter().enumerate().rev() {

@@ -88,6 +88,7 @@ objects::clone_by_field!(Scratch {
     violations,
     work,
     trees_dirty,
+    tree_marks,
     lock_edges,
 });
 

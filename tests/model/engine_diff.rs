@@ -228,3 +228,82 @@ fn every_mutant_fails_identically_with_either_engine() {
     assert!(checked >= 28, "{checked} obligations");
     assert!(whole * 2 >= checked, "{whole} of {checked} searched whole");
 }
+
+/// Models whose calls end at the engine's own bounds and faults, where a fused pair of
+/// instructions must stop exactly where the two instructions one by one would: loops that
+/// never touch the world, of bodies of either parity (so the bound falls on the first and on
+/// the second instruction of a pair), and faults in the second instruction of a pair.
+const BOUNDS: &str = r#"
+struct pair {
+	int a;
+	int b;
+};
+
+int spin_short(int n)
+{
+	int x = 0;
+	int y = 1;
+	while (y)
+		x = y;
+	return x;
+}
+
+int spin_long(int n)
+{
+	int x = 0;
+	int y = 1;
+	int z = 2;
+	while (y) {
+		x = y;
+		z = x;
+	}
+	return z;
+}
+
+int spin_struct(int n)
+{
+	struct pair p = { .a = 1 };
+	int x = 0;
+	while (p.a)
+		x = p.b;
+	return x;
+}
+
+int read_null(int n)
+{
+	struct vm_area_struct *v = NULL;
+	return v->vm_start;
+}
+
+int write_null(int n)
+{
+	struct vm_area_struct *v = NULL;
+	v->vm_flags = n;
+	return 0;
+}
+"#;
+
+#[test]
+fn fused_instructions_stop_where_single_ones_do() {
+    let schema = rmapcheck::world::schema::schema();
+    let prog = rmapcheck::lang::load_str("bounds.rmap", BOUNDS, Path::new("."), &schema)
+        .unwrap_or_else(|d| panic!("{}", rmapcheck::lang::render_diagnostics(&d)));
+    let code = Code::new(&prog).unwrap();
+    let scope = Scope::builtin("default").unwrap();
+    let w = scope.initial_scenario().build().unwrap();
+    for func in [
+        "spin_short",
+        "spin_long",
+        "spin_struct",
+        "read_null",
+        "write_null",
+    ] {
+        let call = Call {
+            func: func.into(),
+            args: vec![rmapcheck::exec::host::Value::Int(3)],
+        };
+        let (_, r) = both(Path::new("bounds.rmap"), &prog, &code, &w, &call);
+        let failure = r.failure.unwrap_or_else(|| panic!("{func} returned"));
+        assert!(failure.loc.is_some(), "{func}: {failure:?}");
+    }
+}

@@ -320,13 +320,30 @@ impl World {
         }
     }
 
+    /// [`World::field_target`] when it succeeds (`obj` is an object of the field's kind that
+    /// the world has, and the field has a row), without the message it would build otherwise.
+    #[inline]
+    fn field_target_fast(&self, obj: Value, field: FieldId) -> Option<(&'static FieldRow, usize)> {
+        match obj {
+            Value::Obj(k, i) if k == field.kind && (i as usize) < self.count(k) => {
+                Some((field_row(field)?, i as usize))
+            }
+            _ => None,
+        }
+    }
+
     /// `obj->field`.
+    #[inline]
     pub(super) fn read_field_of(&self, obj: Value, field: FieldId) -> R<Value> {
-        let (r, i) = self.field_target(obj, field, "reading")?;
+        let (r, i) = match self.field_target_fast(obj, field) {
+            Some(t) => t,
+            None => self.field_target(obj, field, "reading")?,
+        };
         (r.read)(self, i).or_else(|_| fault(format!("no field {} in {obj}", r.name)))
     }
 
     /// `obj->field = value`.
+    #[inline]
     pub(super) fn write_field_of(
         &mut self,
         t: ThreadId,
@@ -334,7 +351,10 @@ impl World {
         field: FieldId,
         value: Value,
     ) -> R<()> {
-        let (r, i) = self.field_target(obj, field, "writing")?;
+        let (r, i) = match self.field_target_fast(obj, field) {
+            Some(t) => t,
+            None => self.field_target(obj, field, "writing")?,
+        };
         match r.write {
             Some(w) => w(self, t, obj, i, value, r.name),
             None => fault(format!("field {} of {obj} is not writable", r.name)),

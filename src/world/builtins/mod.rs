@@ -55,22 +55,34 @@ pub(crate) const VM_STACK_INCOMPLETE_SETUP: i64 = 0x30000;
 
 /// Argument conversion shared by every builtin.
 impl World {
+    /// How many objects of `kind` the world has (freed ones included: ids are never reused).
+    #[inline]
+    fn count(&self, kind: ObjKind) -> usize {
+        match kind {
+            ObjKind::Mm => self.mms.len(),
+            ObjKind::Vma => self.vmas.len(),
+            ObjKind::File => self.files.len(),
+            ObjKind::Mapping => self.mappings.len(),
+            ObjKind::AnonVma => self.anon_vmas.len(),
+            ObjKind::Avc => self.avcs.len(),
+        }
+    }
+
+    #[inline]
     fn obj(&self, v: Value, kind: ObjKind, what: &str) -> R<u32> {
         match v {
+            Value::Obj(k, id) if k == kind && (id as usize) < self.count(kind) => Ok(id),
+            _ => Self::bad_obj(v, kind, what),
+        }
+    }
+
+    /// The fault of [`World::obj`] for `v`, which is no object of `kind` in the world.
+    #[cold]
+    #[inline(never)]
+    fn bad_obj(v: Value, kind: ObjKind, what: &str) -> R<u32> {
+        match v {
             Value::Obj(k, id) if k == kind => {
-                let len = match kind {
-                    ObjKind::Mm => self.mms.len(),
-                    ObjKind::Vma => self.vmas.len(),
-                    ObjKind::File => self.files.len(),
-                    ObjKind::Mapping => self.mappings.len(),
-                    ObjKind::AnonVma => self.anon_vmas.len(),
-                    ObjKind::Avc => self.avcs.len(),
-                };
-                if (id as usize) < len {
-                    Ok(id)
-                } else {
-                    fault(format!("{what}: no such {}#{id}", kind.short()))
-                }
+                fault(format!("{what}: no such {}#{id}", kind.short()))
             }
             Value::Null => fault(format!("{what}: NULL {} pointer", kind.struct_tag())),
             other => fault(format!(
@@ -134,10 +146,12 @@ impl World {
 }
 
 impl Host for World {
+    #[inline]
     fn read_field(&mut self, _t: ThreadId, obj: Value, field: FieldId) -> R<Value> {
         self.read_field_of(obj, field)
     }
 
+    #[inline]
     fn write_field(&mut self, t: ThreadId, obj: Value, field: FieldId, value: Value) -> R<()> {
         self.write_field_of(t, obj, field, value)
     }
