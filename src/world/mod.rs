@@ -17,6 +17,7 @@ pub mod scenario;
 pub mod schema;
 pub mod sorted_map;
 pub mod symmetry;
+pub mod tree_marks;
 
 pub use keys::{AnonKeys, FileKeys};
 pub use objects::{AddressSpace, AnonVma, Avc, File, Mm, Vma};
@@ -51,7 +52,7 @@ pub struct Scratch {
     pub trees_dirty: bool,
     /// Which trees the step and the call may have changed (`check::dirty`): the structural
     /// checks validate only those.
-    pub tree_marks: crate::check::dirty::TreeMarks,
+    pub tree_marks: tree_marks::TreeMarks,
     /// Lock-order edges (held class, acquired class) seen since the last take.
     pub lock_edges: Vec<(conc::LockClass, conc::LockClass)>,
 }
