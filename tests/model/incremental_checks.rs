@@ -19,10 +19,10 @@ use rmapcheck::fuzzing::input::decode;
 use std::path::{Path, PathBuf};
 
 /// Each obligation's search stops after this many states...
-const STATES: usize = 3_000;
+const STATES: usize = 1_000;
 /// ...or this many in a scope with walkers (each call there is an interleaving exploration;
 /// `interleavings` covers the walkers' per-step checks more cheaply).
-const WALKER_STATES: usize = 100;
+const WALKER_STATES: usize = 40;
 
 fn files(dir: &str, ext: Option<&str>) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
