@@ -9,6 +9,7 @@
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
 use crate::check::Invariant;
+use crate::explore::footprint::Table;
 use crate::explore::interleave::{explore, setup, Config, IOutcome};
 use crate::explore::walkers::{check_kinds, combinations, walker_calls};
 use crate::lang::Program;
@@ -17,6 +18,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Options of `rmapcheck interleave`.
 #[derive(Clone, Debug, Default)]
@@ -115,6 +117,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         } else {
             a.max_states
         },
+        footprints: Some(Arc::new(Table::new(&prog))),
         ..Config::default()
     };
     let name = a.model.display().to_string();

@@ -8,6 +8,7 @@
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
 use crate::explore::alphabet;
+use crate::explore::footprint::Table;
 use crate::explore::interleave::{explore, Config};
 use crate::explore::lockorder::LockGraph;
 use crate::explore::op::{apply, CheckOpts};
@@ -18,6 +19,7 @@ use crate::world::conc::LockClass;
 use std::collections::{BTreeSet, HashSet};
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// States the sequential part visits at most.
 const MAX_STATES: usize = 20_000;
@@ -33,6 +35,7 @@ pub fn observe(
         .map_err(|e| e.to_string())?
         .canonical();
     let mut edges = BTreeSet::new();
+    let footprints = Arc::new(Table::new(prog));
     let mut seen = HashSet::new();
     seen.insert(fingerprint(&w0));
     let mut level = vec![w0];
@@ -51,6 +54,7 @@ pub fn observe(
                     for k in &crate::explore::walkers::against(c, walkers.clone()) {
                         let cfg = Config {
                             max_states: 50_000,
+                            footprints: Some(Arc::clone(&footprints)),
                             ..Config::default()
                         };
                         let r = explore(prog, "locks", w, &[c.clone(), k.clone()], &cfg)?;

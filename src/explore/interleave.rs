@@ -23,7 +23,7 @@
 
 use super::budget::Budget;
 use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
-use super::footprint::{conflict, op_footprint, Footprint, Table};
+use super::footprint::{conflict, op_footprint, static_footprint, Footprint, Table};
 use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
@@ -47,8 +47,9 @@ pub struct Config {
     pub per_step: bool,
     /// Time, memory and stop-request bounds (polled at every state); none: only a stop request.
     pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
-    /// The program's footprints, worked out once for many explorations (a search's walker
-    /// phase); none: each exploration works them out.
+    /// The program's footprints, worked out once for the many explorations of a search's
+    /// walker phase, a proof's or a command's walker sets; none: an exploration works out
+    /// those of its own threads as it goes.
     pub footprints: Option<Arc<Table>>,
 }
 
@@ -419,19 +420,20 @@ pub fn explore(
     for t in &mut s0.threads {
         t.set_describe(false);
     }
-    let mut cfg = cfg.clone();
-    let table = Arc::clone(
-        cfg.footprints
-            .get_or_insert_with(|| Arc::new(Table::new(prog))),
-    );
-    let cfg = &cfg;
+    let statics = calls
+        .iter()
+        .map(|c| {
+            let f = prog.function(&c.func).expect("checked at start");
+            match &cfg.footprints {
+                Some(table) => table.of_function(f),
+                None => static_footprint(prog, f),
+            }
+        })
+        .collect();
     let sys = Threads {
         prog,
         cfg,
-        statics: calls
-            .iter()
-            .map(|c| table.of_function(prog.function(&c.func).expect("checked at start")))
-            .collect(),
+        statics,
         outcomes: Mutex::new(BTreeSet::new()),
         edges: Mutex::new(BTreeSet::new()),
         terminals: AtomicUsize::new(0),

@@ -17,6 +17,7 @@
 //! violates = "stale-descent"
 //! ```
 
+use super::footprint::Table;
 use super::scope::{Mode, Scope};
 use super::search::{search, Outcome, Stats};
 use crate::check::Invariant;
@@ -26,6 +27,7 @@ use crate::scope::ScopeError;
 use crate::trace::{model_hash, Trace};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why a proof file cannot be read or one of its obligations cannot be run.
 #[derive(Debug, thiserror::Error)]
@@ -327,6 +329,7 @@ fn interleavings(
     }
     let cfg = Config {
         invariants: scope.invariant_set(),
+        footprints: Some(Arc::new(Table::new(prog))),
         ..Config::default()
     };
     let mut stats = Stats::default();
