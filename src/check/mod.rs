@@ -35,11 +35,13 @@ pub(crate) fn after_step(w: &mut World, set: InvariantSet) -> Vec<Violation> {
     v
 }
 
+/// The structural tree invariants, which the tree marks (`world::tree_marks`) serve.
+const TREE_INVARIANTS: [Invariant; 3] =
+    [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment];
+
 /// Whether `set` holds any structural tree invariant.
 fn tree_checks(set: InvariantSet) -> bool {
-    [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
-        .iter()
-        .any(|&i| set.contains(i))
+    TREE_INVARIANTS.iter().any(|&i| set.contains(i))
 }
 
 /// Checks to run when an operation has returned, on a world of unknown history: every tree.
@@ -58,7 +60,8 @@ pub fn at_boundary(w: &World, set: InvariantSet) -> Vec<Violation> {
 /// keys. The canonical form renumbers objects without changing a tree's shape or any key, and
 /// it keeps every node a tree holds and the VMA it reads (a freed node left in a tree fails
 /// `membership` first), so its trees validate as the world's did. A tree the call did not
-/// mark is unchanged since then (`dirty` lists what marks one), so it still validates clean.
+/// mark is unchanged since then (`world::tree_marks` lists what marks one), so it still
+/// validates clean.
 pub(crate) fn at_call_end(w: &World, set: InvariantSet) -> Vec<Violation> {
     let v = boundary(w, set, structure::check_call_trees(w));
     if crosscheck::on() {
@@ -94,10 +97,7 @@ fn boundary(w: &World, set: InvariantSet, trees: Vec<Violation>) -> Vec<Violatio
 /// After a call passed the end-of-call checks: its trees are known clean, so nothing stays
 /// marked (when the checks covered every structural invariant; otherwise the marks stay).
 pub(crate) fn passed(w: &mut World, set: InvariantSet) {
-    if [Invariant::RbShape, Invariant::TreeOrder, Invariant::Augment]
-        .iter()
-        .all(|&i| set.contains(i))
-    {
+    if TREE_INVARIANTS.iter().all(|&i| set.contains(i)) {
         w.scratch.tree_marks = dirty::TreeMarks::default();
     }
 }

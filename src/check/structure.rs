@@ -88,8 +88,8 @@ fn describe(v: &TreeViolation, kind: &str) -> String {
 /// are validated at the first check that finds them unlocked).
 ///
 /// It reports what [`check_unlocked_trees_whole`] would: an unmarked tree is unchanged since it
-/// last passed (at the call's start, or at an earlier per-step check; `super::dirty` lists what
-/// marks a tree), and the validation of an unchanged tree gives the same answer.
+/// last passed (at the call's start, or at an earlier per-step check; `world::tree_marks`
+/// lists what marks a tree), and the validation of an unchanged tree gives the same answer.
 pub(crate) fn check_unlocked_trees(w: &mut World) -> Vec<Violation> {
     let sel = w.scratch.tree_marks.step;
     if sel.is_empty() {

@@ -211,9 +211,8 @@ impl Thread {
     /// The instruction the last shared step ran: shared instructions never change frames, so it
     /// is the one before the innermost frame's program counter.
     pub(crate) fn last_op<'p>(&self, prog: &'p Program) -> Option<&'p Op> {
-        let fr = self.frames.last()?;
-        let pc = (fr.pc as usize).checked_sub(1)?;
-        prog.func(fr.func).code.get(pc).map(|i| &i.op)
+        let (f, pc) = self.last_pc(prog)?;
+        Some(&prog.func(f).code[pc].op)
     }
 
     /// Where the instruction [`Thread::last_op`] returns sits: its function and index.

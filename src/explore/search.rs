@@ -264,8 +264,7 @@ impl CallSystem<'_> {
             return CallStep::Failed(CallFailure::Call);
         }
         if self.scope.walkers > 0 && depth < self.scope.walker_depth {
-            let run = against_walkers(self, w, call);
-            match run {
+            match against_walkers(self, w, call) {
                 WalkerRun::Holds => {}
                 WalkerRun::Violation(t) => return CallStep::Failed(CallFailure::Interleaving(t)),
                 WalkerRun::Incomplete(reason) => return CallStep::Stopped(reason),

@@ -8,7 +8,7 @@
 //! allocations are reused ([`World::canonical_into`]), with the numberings in per-thread scratch
 //! tables: a call allocates nothing here once its thread has warmed up.
 
-use super::{AddressSpace, AnonVma, Scratch, World};
+use super::{AddressSpace, AnonVma, World};
 use std::cell::RefCell;
 
 /// Assigns new ids in order of first `visit` (old ids index a table of the arena's size).
@@ -293,24 +293,6 @@ impl World {
         out.walks.clear();
         out.sections.clear();
         out.scratch.clear();
-    }
-}
-
-impl Scratch {
-    /// Back to the empty record ([`Scratch::default`]), keeping the allocations.
-    pub(crate) fn clear(&mut self) {
-        let Scratch {
-            violations,
-            work,
-            trees_dirty,
-            tree_marks,
-            lock_edges,
-        } = self;
-        violations.clear();
-        *work = Default::default();
-        *trees_dirty = false;
-        *tree_marks = Default::default();
-        lock_edges.clear();
     }
 }
 

@@ -50,7 +50,7 @@ pub struct Scratch {
     /// Set when something the structural tree checks depend on changed: a tree operation, a
     /// write of a key field, or a lock release (a tree becomes subject to checking).
     pub trees_dirty: bool,
-    /// Which trees the step and the call may have changed (`check::dirty`): the structural
+    /// Which trees the step and the call may have changed (`tree_marks`): the structural
     /// checks validate only those.
     pub tree_marks: tree_marks::TreeMarks,
     /// Lock-order edges (held class, acquired class) seen since the last take.
@@ -92,6 +92,24 @@ objects::clone_by_field!(Scratch {
     tree_marks,
     lock_edges,
 });
+
+impl Scratch {
+    /// Back to the empty record ([`Scratch::default`]), keeping the allocations.
+    pub(crate) fn clear(&mut self) {
+        let Scratch {
+            violations,
+            work,
+            trees_dirty,
+            tree_marks,
+            lock_edges,
+        } = self;
+        violations.clear();
+        *work = Default::default();
+        *trees_dirty = false;
+        *tree_marks = Default::default();
+        lock_edges.clear();
+    }
+}
 
 objects::clone_by_field!(World {
     mms,

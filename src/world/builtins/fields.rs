@@ -6,7 +6,7 @@
 //!
 //! A write of a key field (`vm_start`, `vm_end`, `vm_pgoff`, `vm_anon_pgoff`, `avc->vma`) marks
 //! the trees dirty for the structural checks (and marks the trees whose nodes read it,
-//! `check::dirty`), and a VMA that is in its mm must be write-locked
+//! `world::tree_marks`), and a VMA that is in its mm must be write-locked
 //! (`vma_start_write`) before its range changes.
 
 use super::{fault, World, R};
@@ -158,7 +158,7 @@ const ANON_VMA_FIELDS: &[FieldRow] = &[
         Ty::Ptr(ObjKind::AnonVma),
         |w, i| Ok(Value::Obj(ObjKind::AnonVma, w.anon_vmas[i].root)),
         Some(|w, _, _, i, v, f| {
-            // which lock guards the tree: marked, conservatively (`check::dirty`)
+            // which lock guards the tree: marked, conservatively (`world::tree_marks`)
             w.mark_tree(false, i as u32);
             w.anon_vmas[i].root = anon_vma_link(w, v, f)?;
             Ok(())
