@@ -66,8 +66,23 @@ thread_local! {
     static MACHINE: RefCell<Machine> = RefCell::new(Machine::default());
 }
 
+/// An instruction of a compiled call: its function and index. Its source location is looked
+/// up only when asked for (a visible step is reported far more often than one fails).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Site {
+    func: u32,
+    pc: u32,
+}
+
+impl Site {
+    /// The instruction's source location.
+    pub(crate) fn loc(self, prog: &Program) -> SrcLoc {
+        loc_at(prog, self.func, self.pc)
+    }
+}
+
 /// Run `entry(args)` (already fitted to its parameters) on `host` as thread 0. `visible` is
-/// called after each instruction that touched the world, with that instruction's location;
+/// called after each instruction that touched the world, with that instruction's site;
 /// `true` stops the call. At most `max_visible` visible steps run.
 pub(crate) fn run_call<H: Host + ?Sized>(
     code: &Code,
@@ -76,7 +91,7 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     entry: FuncId,
     args: &[Value],
     max_visible: usize,
-    visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
+    visible: &mut impl FnMut(&mut H, Site) -> bool,
 ) -> Ended {
     let mut m = MACHINE
         .try_with(|m| m.try_borrow_mut().map(|mut m| std::mem::take(&mut *m)).ok())
@@ -218,7 +233,7 @@ impl Machine {
         host: &mut H,
         mut cur: Frame,
         max_visible: usize,
-        visible: &mut impl FnMut(&mut H, SrcLoc) -> bool,
+        visible: &mut impl FnMut(&mut H, Site) -> bool,
     ) -> Ended {
         let mut local = 0u64;
         let mut steps = 0usize;
@@ -239,7 +254,7 @@ impl Machine {
                 if $touched {
                     local = 0;
                     steps += 1;
-                    if visible(host, loc_at(prog, $func, $pc)) {
+                    if visible(host, Site { func: $func, pc: $pc }) {
                         return Ended::Stopped;
                     }
                     if steps >= max_visible {

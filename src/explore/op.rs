@@ -8,7 +8,7 @@
 
 use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::exec::compiled::Code;
-use crate::exec::machine::{run_call, Ended};
+use crate::exec::machine::{run_call, Ended, Site};
 use crate::exec::thread::entry_args;
 use crate::exec::{Fault, FaultKind, Step, Thread};
 use crate::lang::{Program, SrcLoc};
@@ -240,7 +240,7 @@ pub fn apply_compiled(
         Err(e) => return start_failure(call, e),
     };
     let mut failed = None;
-    let mut visible = |w: &mut World, loc: SrcLoc| {
+    let mut visible = |w: &mut World, site: Site| {
         if w.scratch.violations.is_empty() && !w.scratch.trees_dirty {
             return false;
         }
@@ -250,7 +250,7 @@ pub fn apply_compiled(
         }
         failed = Some(Failure {
             step: None,
-            loc: Some(loc),
+            loc: Some(site.loc(prog)),
             violations: v,
         });
         true

@@ -60,7 +60,12 @@ fn vma_key(
         .vm_mm
         .is_some_and(|mm| w.mms[mm as usize].vmas.values().any(|&(_, v)| v == id));
     if in_mm {
-        w.vma_lock_op(t, "vma_assert_write_locked", &[obj])?;
+        w.vma_lock_op(
+            t,
+            "vma_assert_write_locked",
+            super::locks::VmaLockOp::AssertWriteLocked,
+            &[obj],
+        )?;
     }
     set(&mut w.vmas[i], x as u64);
     Ok(())

@@ -22,39 +22,97 @@ fn acquired(ok: bool) -> R<Value> {
     }
 }
 
+/// Which lock builtin a row of the builtin table runs, decided by the row, so that running one
+/// never compares its name (the name still goes into the messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LockOp {
+    IMmapLockWrite,
+    IMmapLockRead,
+    IMmapUnlockWrite,
+    IMmapUnlockRead,
+    FlushDcacheLock,
+    FlushDcacheUnlock,
+    AnonVmaLockWrite,
+    AnonVmaLockRead,
+    AnonVmaUnlockWrite,
+    AnonVmaUnlockRead,
+    MmapWriteLock,
+    MmapReadLock,
+    MmapWriteUnlock,
+    MmapReadUnlock,
+    MmapWriteDowngrade,
+    MmapReadTrylock,
+    MmapAssertLocked,
+    PageTableLock,
+    PageTableUnlock,
+}
+
+impl LockOp {
+    /// The class of the lock an acquiring builtin takes (the source of lock-order edges).
+    fn acquires(self) -> Option<LockClass> {
+        use LockOp::*;
+        match self {
+            IMmapLockWrite | IMmapLockRead => Some(LockClass::IMmapRwsem),
+            FlushDcacheLock => Some(LockClass::FlushDcache),
+            AnonVmaLockWrite | AnonVmaLockRead => Some(LockClass::AnonVmaRwsem),
+            MmapWriteLock | MmapReadLock | MmapReadTrylock => Some(LockClass::MmapLock),
+            PageTableLock => Some(LockClass::PageTableLock),
+            _ => None,
+        }
+    }
+
+    /// A release: the trees it unlocks are checked again after the step.
+    fn releases(self) -> bool {
+        use LockOp::*;
+        matches!(
+            self,
+            IMmapUnlockWrite
+                | IMmapUnlockRead
+                | FlushDcacheUnlock
+                | AnonVmaUnlockWrite
+                | AnonVmaUnlockRead
+                | MmapWriteUnlock
+                | MmapReadUnlock
+                | PageTableUnlock
+        )
+    }
+}
+
+/// The per-VMA lock builtins, one per row of the builtin table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VmaLockOp {
+    StartWrite,
+    StartRead,
+    EndRead,
+    AssertWriteLocked,
+}
+
 impl World {
-    /// A lock builtin; a successful acquire also records lock-order edges.
-    pub(super) fn lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        if op.contains("unlock") {
+    /// A lock builtin (`op`, named `name`); a successful acquire also records lock-order
+    /// edges.
+    pub(super) fn lock_op(
+        &mut self,
+        t: ThreadId,
+        name: &str,
+        op: LockOp,
+        args: &[Value],
+    ) -> R<Value> {
+        use LockOp::*;
+        if op.releases() {
             self.scratch.trees_dirty = true;
         }
-        let class = match op {
-            "i_mmap_lock_write" | "i_mmap_lock_read" => Some(LockClass::IMmapRwsem),
-            "flush_dcache_mmap_lock" => Some(LockClass::FlushDcache),
-            "anon_vma_lock_write" | "anon_vma_lock_read" => Some(LockClass::AnonVmaRwsem),
-            "mmap_write_lock" | "mmap_read_lock" | "mmap_read_trylock" => Some(LockClass::MmapLock),
-            "page_table_lock" => Some(LockClass::PageTableLock),
-            _ => None,
-        };
+        let class = op.acquires();
         let held = class.map(|_| self.held_classes(t));
         let r = match op {
-            "i_mmap_lock_write"
-            | "i_mmap_lock_read"
-            | "i_mmap_unlock_write"
-            | "i_mmap_unlock_read"
-            | "flush_dcache_mmap_lock"
-            | "flush_dcache_mmap_unlock" => self.mapping_lock_op(t, op, args)?,
-            "anon_vma_lock_write"
-            | "anon_vma_lock_read"
-            | "anon_vma_unlock_write"
-            | "anon_vma_unlock_read" => self.anon_vma_lock_op(t, op, args)?,
-            "mmap_write_lock"
-            | "mmap_read_lock"
-            | "mmap_write_unlock"
-            | "mmap_read_unlock"
-            | "mmap_write_downgrade" => self.mmap_lock_op(t, op, args)?,
-            "mmap_read_trylock" => {
-                let mm = self.obj(args[0], ObjKind::Mm, op)?;
+            IMmapLockWrite | IMmapLockRead | IMmapUnlockWrite | IMmapUnlockRead
+            | FlushDcacheLock | FlushDcacheUnlock => self.mapping_lock_op(t, name, op, args)?,
+            AnonVmaLockWrite | AnonVmaLockRead | AnonVmaUnlockWrite | AnonVmaUnlockRead => {
+                self.anon_vma_lock_op(t, name, op, args)?
+            }
+            MmapWriteLock | MmapReadLock | MmapWriteUnlock | MmapReadUnlock
+            | MmapWriteDowngrade => self.mmap_lock_op(t, name, op, args)?,
+            MmapReadTrylock => {
+                let mm = self.obj(args[0], ObjKind::Mm, name)?;
                 let got = self.mms[mm as usize].mmap_lock.try_read(t);
                 if !got {
                     // a failed trylock takes nothing: no lock-order edge
@@ -62,8 +120,8 @@ impl World {
                 }
                 Value::Bool(true)
             }
-            "mmap_assert_locked" => {
-                let mm = self.obj(args[0], ObjKind::Mm, op)?;
+            MmapAssertLocked => {
+                let mm = self.obj(args[0], ObjKind::Mm, name)?;
                 let l = &self.mms[mm as usize].mmap_lock;
                 if !l.held_read_by(t) && !l.held_write_by(t) {
                     self.violate(
@@ -73,8 +131,7 @@ impl World {
                 }
                 Value::Void
             }
-            "page_table_lock" | "page_table_unlock" => self.page_table_lock_op(t, op, args)?,
-            _ => return fault(format!("unknown lock builtin {op}")),
+            PageTableLock | PageTableUnlock => self.page_table_lock_op(t, name, op, args)?,
         };
         if let (Some(c), Some(h)) = (class, held) {
             self.note_acquire(h, c);
@@ -91,48 +148,54 @@ impl World {
     }
 
     /// i_mmap_rwsem and the flush_dcache lock of an address_space.
-    fn mapping_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let m = self.obj(args[0], ObjKind::Mapping, op)?;
+    fn mapping_lock_op(&mut self, t: ThreadId, name: &str, op: LockOp, args: &[Value]) -> R<Value> {
+        let m = self.obj(args[0], ObjKind::Mapping, name)?;
         let a = &mut self.mappings[m as usize];
         let ok = match op {
-            "i_mmap_lock_write" => return acquired(a.i_mmap_rwsem.try_write(t)),
-            "i_mmap_lock_read" => return acquired(a.i_mmap_rwsem.try_read(t)),
-            "flush_dcache_mmap_lock" => return acquired(a.flush_dcache.try_lock(t)),
-            "i_mmap_unlock_write" => a.i_mmap_rwsem.unlock_write(t),
-            "i_mmap_unlock_read" => a.i_mmap_rwsem.unlock_read(t),
+            LockOp::IMmapLockWrite => return acquired(a.i_mmap_rwsem.try_write(t)),
+            LockOp::IMmapLockRead => return acquired(a.i_mmap_rwsem.try_read(t)),
+            LockOp::FlushDcacheLock => return acquired(a.flush_dcache.try_lock(t)),
+            LockOp::IMmapUnlockWrite => a.i_mmap_rwsem.unlock_write(t),
+            LockOp::IMmapUnlockRead => a.i_mmap_rwsem.unlock_read(t),
             _ => a.flush_dcache.unlock(t),
         };
         if !ok {
-            self.bad_unlock(t, op, format!("mapping#{m} lock"));
+            self.bad_unlock(t, name, format!("mapping#{m} lock"));
         }
         Ok(Value::Void)
     }
 
     /// The rwsem of an anon_vma's root, which every anon_vma of the hierarchy shares.
-    fn anon_vma_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let av = self.obj(args[0], ObjKind::AnonVma, op)?;
+    fn anon_vma_lock_op(
+        &mut self,
+        t: ThreadId,
+        name: &str,
+        op: LockOp,
+        args: &[Value],
+    ) -> R<Value> {
+        let av = self.obj(args[0], ObjKind::AnonVma, name)?;
         let root = self.anon_vmas[av as usize].root;
         let s = &mut self.anon_vmas[root as usize].rwsem;
         let ok = match op {
-            "anon_vma_lock_write" => return acquired(s.try_write(t)),
-            "anon_vma_lock_read" => return acquired(s.try_read(t)),
-            "anon_vma_unlock_write" => s.unlock_write(t),
+            LockOp::AnonVmaLockWrite => return acquired(s.try_write(t)),
+            LockOp::AnonVmaLockRead => return acquired(s.try_read(t)),
+            LockOp::AnonVmaUnlockWrite => s.unlock_write(t),
             _ => s.unlock_read(t),
         };
         if !ok {
-            self.bad_unlock(t, op, format!("anon_vma#{root} rwsem"));
+            self.bad_unlock(t, name, format!("anon_vma#{root} rwsem"));
         }
         Ok(Value::Void)
     }
 
     /// An mm's mmap_lock.
-    fn mmap_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let mm = self.obj(args[0], ObjKind::Mm, op)?;
+    fn mmap_lock_op(&mut self, t: ThreadId, name: &str, op: LockOp, args: &[Value]) -> R<Value> {
+        let mm = self.obj(args[0], ObjKind::Mm, name)?;
         let m = &mut self.mms[mm as usize];
         let ok = match op {
-            "mmap_write_lock" => return acquired(m.mmap_lock.try_write(t)),
-            "mmap_read_lock" => return acquired(m.mmap_lock.try_read(t)),
-            "mmap_write_unlock" => {
+            LockOp::MmapWriteLock => return acquired(m.mmap_lock.try_write(t)),
+            LockOp::MmapReadLock => return acquired(m.mmap_lock.try_read(t)),
+            LockOp::MmapWriteUnlock => {
                 // Dropping the mmap write lock ends every VMA write lock taken under it.
                 let ok = m.mmap_lock.unlock_write(t);
                 if ok {
@@ -140,7 +203,7 @@ impl World {
                 }
                 ok
             }
-            "mmap_write_downgrade" => {
+            LockOp::MmapWriteDowngrade => {
                 // The writer becomes a reader without letting anyone in between; like an
                 // unlock, it ends every VMA write lock (vma_end_write_all()).
                 let ok = m.mmap_lock.unlock_write(t);
@@ -153,20 +216,26 @@ impl World {
             _ => m.mmap_lock.unlock_read(t),
         };
         if !ok {
-            self.bad_unlock(t, op, format!("mm#{mm} mmap_lock"));
+            self.bad_unlock(t, name, format!("mm#{mm} mmap_lock"));
         }
         Ok(Value::Void)
     }
 
     /// `mm->page_table_lock`, a spinlock.
-    fn page_table_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
-        let mm = self.obj(args[0], ObjKind::Mm, op)?;
+    fn page_table_lock_op(
+        &mut self,
+        t: ThreadId,
+        name: &str,
+        op: LockOp,
+        args: &[Value],
+    ) -> R<Value> {
+        let mm = self.obj(args[0], ObjKind::Mm, name)?;
         let l = &mut self.mms[mm as usize].page_table_lock;
-        if op == "page_table_lock" {
+        if op == LockOp::PageTableLock {
             return acquired(l.try_lock(t));
         }
         if !l.unlock(t) {
-            self.bad_unlock(t, op, format!("mm#{mm} page_table_lock"));
+            self.bad_unlock(t, name, format!("mm#{mm} page_table_lock"));
         }
         Ok(Value::Void)
     }
@@ -212,19 +281,25 @@ impl World {
 
     /// The per-VMA lock: a VMA is write-locked while its `vm_lock_seq` equals its mm's
     /// `mm_lock_seq`; readers are a bit per thread.
-    pub(super) fn vma_lock_op(&mut self, t: ThreadId, op: &str, args: &[Value]) -> R<Value> {
+    pub(super) fn vma_lock_op(
+        &mut self,
+        t: ThreadId,
+        name: &str,
+        op: VmaLockOp,
+        args: &[Value],
+    ) -> R<Value> {
         // a lockless reader may try to lock a VMA freed under it (vma_start_read fails)
-        let v = if op == "vma_start_read" {
-            self.obj(args[0], ObjKind::Vma, op)?
+        let v = if op == VmaLockOp::StartRead {
+            self.obj(args[0], ObjKind::Vma, name)?
         } else {
-            self.vma_arg(args[0], op)?
+            self.vma_arg(args[0], name)?
         };
         let Some(mm) = self.vmas[v as usize].vm_mm else {
-            return fault(format!("{op}: vma#{v} has no mm"));
+            return fault(format!("{name}: vma#{v} has no mm"));
         };
         let seq = self.mms[mm as usize].mm_lock_seq;
         match op {
-            "vma_start_write" => {
+            VmaLockOp::StartWrite => {
                 if !self.mms[mm as usize].mmap_lock.held_write_by(t) {
                     self.violate(
                         Invariant::LockDiscipline,
@@ -239,7 +314,7 @@ impl World {
                 self.note_acquire(held, LockClass::VmaLock);
                 Ok(Value::Void)
             }
-            "vma_start_read" => {
+            VmaLockOp::StartRead => {
                 let vma = &self.vmas[v as usize];
                 // a freed VMA was detached first (its memory outlives RCU readers)
                 if vma.vm_lock_seq == Some(seq) || vma.detached || vma.freed {
@@ -251,7 +326,7 @@ impl World {
                 self.section_begin(t, v);
                 Ok(Value::Bool(true))
             }
-            "vma_end_read" => {
+            VmaLockOp::EndRead => {
                 let vma = &mut self.vmas[v as usize];
                 if vma.vm_lock_readers & (1 << t) == 0 {
                     self.violate(
@@ -264,8 +339,7 @@ impl World {
                 self.section_end(t, v);
                 Ok(Value::Void)
             }
-            _ => {
-                // vma_assert_write_locked
+            VmaLockOp::AssertWriteLocked => {
                 let locked = self.vmas[v as usize].vm_lock_seq == Some(seq);
                 if !locked {
                     self.violate(

@@ -8,6 +8,7 @@
 //! types are the type checker's business; convert them with `World::obj`, `vma_arg`, `int_arg`,
 //! ...) and the row's name for its messages. Rows may go anywhere in the table.
 
+use super::locks::{LockOp, VmaLockOp};
 use super::trees::{AnonTree, Change, FileTree};
 use super::{World, R};
 use crate::exec::host::{ObjKind, ThreadId, Value};
@@ -114,30 +115,79 @@ pub(crate) static BUILTINS: &[BuiltinRow] = &[
         Ok(Value::Bool(w.anon_vmas[av as usize].rb_root.is_empty()))
     }),
     // rmap locks
-    b("i_mmap_lock_write", &[MAPPING], Void, World::lock_op),
-    b("i_mmap_unlock_write", &[MAPPING], Void, World::lock_op),
-    b("i_mmap_lock_read", &[MAPPING], Void, World::lock_op),
-    b("i_mmap_unlock_read", &[MAPPING], Void, World::lock_op),
-    b("flush_dcache_mmap_lock", &[MAPPING], Void, World::lock_op),
-    b("flush_dcache_mmap_unlock", &[MAPPING], Void, World::lock_op),
-    b("anon_vma_lock_write", &[AV], Void, World::lock_op),
-    b("anon_vma_unlock_write", &[AV], Void, World::lock_op),
-    b("anon_vma_lock_read", &[AV], Void, World::lock_op),
-    b("anon_vma_unlock_read", &[AV], Void, World::lock_op),
+    b("i_mmap_lock_write", &[MAPPING], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::IMmapLockWrite, a)
+    }),
+    b("i_mmap_unlock_write", &[MAPPING], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::IMmapUnlockWrite, a)
+    }),
+    b("i_mmap_lock_read", &[MAPPING], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::IMmapLockRead, a)
+    }),
+    b("i_mmap_unlock_read", &[MAPPING], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::IMmapUnlockRead, a)
+    }),
+    b("flush_dcache_mmap_lock", &[MAPPING], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::FlushDcacheLock, a)
+    }),
+    b(
+        "flush_dcache_mmap_unlock",
+        &[MAPPING],
+        Void,
+        |w, t, n, a| w.lock_op(t, n, LockOp::FlushDcacheUnlock, a),
+    ),
+    b("anon_vma_lock_write", &[AV], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::AnonVmaLockWrite, a)
+    }),
+    b("anon_vma_unlock_write", &[AV], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::AnonVmaUnlockWrite, a)
+    }),
+    b("anon_vma_lock_read", &[AV], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::AnonVmaLockRead, a)
+    }),
+    b("anon_vma_unlock_read", &[AV], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::AnonVmaUnlockRead, a)
+    }),
     // mmap lock and per-VMA locks
-    b("mmap_write_lock", &[MM], Void, World::lock_op),
-    b("mmap_write_unlock", &[MM], Void, World::lock_op),
-    b("mmap_read_lock", &[MM], Void, World::lock_op),
-    b("mmap_read_unlock", &[MM], Void, World::lock_op),
-    b("mmap_read_trylock", &[MM], Bool, World::lock_op),
-    b("mmap_assert_locked", &[MM], Void, World::lock_op),
-    b("page_table_lock", &[MM], Void, World::lock_op),
-    b("page_table_unlock", &[MM], Void, World::lock_op),
-    b("mmap_write_downgrade", &[MM], Void, World::lock_op),
-    b("vma_start_write", &[VMA], Void, World::vma_lock_op),
-    b("vma_start_read", &[VMA], Bool, World::vma_lock_op),
-    b("vma_end_read", &[VMA], Void, World::vma_lock_op),
-    b("vma_assert_write_locked", &[VMA], Void, World::vma_lock_op),
+    b("mmap_write_lock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapWriteLock, a)
+    }),
+    b("mmap_write_unlock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapWriteUnlock, a)
+    }),
+    b("mmap_read_lock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapReadLock, a)
+    }),
+    b("mmap_read_unlock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapReadUnlock, a)
+    }),
+    b("mmap_read_trylock", &[MM], Bool, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapReadTrylock, a)
+    }),
+    b("mmap_assert_locked", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapAssertLocked, a)
+    }),
+    b("page_table_lock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::PageTableLock, a)
+    }),
+    b("page_table_unlock", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::PageTableUnlock, a)
+    }),
+    b("mmap_write_downgrade", &[MM], Void, |w, t, n, a| {
+        w.lock_op(t, n, LockOp::MmapWriteDowngrade, a)
+    }),
+    b("vma_start_write", &[VMA], Void, |w, t, n, a| {
+        w.vma_lock_op(t, n, VmaLockOp::StartWrite, a)
+    }),
+    b("vma_start_read", &[VMA], Bool, |w, t, n, a| {
+        w.vma_lock_op(t, n, VmaLockOp::StartRead, a)
+    }),
+    b("vma_end_read", &[VMA], Void, |w, t, n, a| {
+        w.vma_lock_op(t, n, VmaLockOp::EndRead, a)
+    }),
+    b("vma_assert_write_locked", &[VMA], Void, |w, t, n, a| {
+        w.vma_lock_op(t, n, VmaLockOp::AssertWriteLocked, a)
+    }),
     // ghost records of concurrent rmap walks (src/world/conc.rs)
     b(
         "rmap_walk_file_begin",
