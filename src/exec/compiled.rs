@@ -132,6 +132,10 @@ pub(crate) struct CodeFn {
     pub slot_init: Vec<Value>,
     /// (slot, layout) of the struct values a frame creates.
     pub struct_slots: Vec<(u32, u32)>,
+    /// The most operands the function's stack ever holds (verification proves every
+    /// reachable instruction runs at one height), so that a frame's room is set aside when
+    /// it starts.
+    pub max_stack: u32,
     /// Where the function is defined (the location of running past its end).
     pub loc: SrcLoc,
 }
@@ -172,12 +176,13 @@ impl Code {
                 .chain(std::iter::once(COp::End))
                 .collect();
             let len = f.code.len() as u32;
-            verify(prog, &ops, nslots).map_err(|e| format!("`{name}`: {e}"))?;
+            let max_stack = verify(prog, &ops, nslots).map_err(|e| format!("`{name}`: {e}"))?;
             funcs.push(CodeFn {
                 ops: fused(&ops),
                 len,
                 slot_init: f.slot_init.clone(),
                 struct_slots: f.struct_slots.clone(),
+                max_stack,
                 loc: f.loc,
             });
         }
@@ -252,9 +257,10 @@ fn arity(op: COp) -> (u32, u32) {
 
 /// Every reachable instruction finds the operands it takes (one stack height per
 /// instruction, whatever the path to it), jumps stay within the function and slots within
-/// the frame.
-fn verify(prog: &Program, ops: &[COp], nslots: u32) -> Result<(), String> {
+/// the frame. The greatest height any instruction leaves.
+fn verify(prog: &Program, ops: &[COp], nslots: u32) -> Result<u32, String> {
     let mut height: Vec<Option<u32>> = vec![None; ops.len()];
+    let mut max = 0;
     let mut work = vec![(0u32, 0u32)];
     while let Some((pc, h)) = work.pop() {
         let Some(seen) = height.get_mut(pc as usize) else {
@@ -284,6 +290,7 @@ fn verify(prog: &Program, ops: &[COp], nslots: u32) -> Result<(), String> {
             _ => {}
         }
         let next = h - takes + leaves;
+        max = max.max(h).max(next);
         match op {
             COp::Return | COp::End => {}
             COp::Jump(t) => work.push((t, next)),
@@ -294,5 +301,5 @@ fn verify(prog: &Program, ops: &[COp], nslots: u32) -> Result<(), String> {
             _ => work.push((pc + 1, next)),
         }
     }
-    Ok(())
+    Ok(max)
 }

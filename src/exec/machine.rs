@@ -23,9 +23,6 @@ use std::cell::RefCell;
 
 mod objects;
 
-/// Operand stack room reserved when a frame starts.
-const STACK_ROOM: usize = 16;
-
 /// How a compiled call ended.
 #[derive(Debug)]
 pub(crate) enum Ended {
@@ -103,8 +100,8 @@ pub(crate) fn run_call<H: Host + ?Sized>(
     m.inst.clear();
     m.fields.clear();
     m.vals.extend_from_slice(args);
-    let cur = m.push_frame(code, entry.0, args.len() as u32);
-    let ended = m.run(code, prog, host, cur, max_visible, visible);
+    let (cur, sp) = m.push_frame(code, entry.0, args.len() as u32, args.len());
+    let ended = m.run(code, prog, host, cur, sp, max_visible, visible);
     let _ = MACHINE.try_with(|k| {
         if let Ok(mut k) = k.try_borrow_mut() {
             *k = m;
@@ -135,31 +132,36 @@ fn host_err(loc: SrcLoc, e: HostError) -> Ended {
 }
 
 impl Machine {
-    /// A frame for `func` whose first `argc` locals are the values on top of `vals`.
-    fn push_frame(&mut self, code: &Code, func: u32, argc: u32) -> Frame {
+    /// A frame for `func` whose first `argc` locals are the `argc` values under `sp`; the
+    /// value vector is made long enough for its locals and its deepest operand stack. The
+    /// frame, and the operand stack's top (the end of its locals).
+    fn push_frame(&mut self, code: &Code, func: u32, argc: u32, sp: usize) -> (Frame, usize) {
         let f = &code.funcs[func as usize];
-        let base = self.vals.len() as u32 - argc;
-        let nslots = f.slot_init.len() as u32;
-        if argc > nslots {
-            self.vals.truncate((base + nslots) as usize);
-        } else {
-            self.vals.extend_from_slice(&f.slot_init[argc as usize..]);
+        let base = sp - argc as usize;
+        let nslots = f.slot_init.len();
+        let need = base + nslots + f.max_stack as usize;
+        if self.vals.len() < need {
+            self.vals.resize(need, Value::Void);
         }
-        // room for the operand stack of most functions, so that pushes do not grow the vector
-        self.vals.reserve(STACK_ROOM);
+        // arguments past the slots are dropped: the operand stack starts over them
+        if (argc as usize) < nslots {
+            self.vals[base + argc as usize..base + nslots]
+                .copy_from_slice(&f.slot_init[argc as usize..]);
+        }
         let heap_base = self.inst.len() as u32;
         for &(slot, layout) in &f.struct_slots {
-            self.vals[(base + slot) as usize] = Value::Local(self.inst.len() as u32);
+            self.vals[base + slot as usize] = Value::Local(self.inst.len() as u32);
             self.inst.push((layout, self.fields.len() as u32));
             self.fields.extend_from_slice(&code.zeros[layout as usize]);
         }
-        Frame {
+        let frame = Frame {
             func,
             pc: 0,
-            base,
-            sbase: base + nslots,
+            base: base as u32,
+            sbase: (base + nslots) as u32,
             heap_base,
-        }
+        };
+        (frame, base + nslots)
     }
 
     /// The field `slot` of layout `layout` of the instance `v` points to, or the message of
@@ -208,30 +210,16 @@ impl Machine {
         "local struct field out of range".into()
     }
 
-    fn pop(&mut self) -> Value {
-        self.vals.pop().unwrap_or(Value::Void)
-    }
-
-    fn top(&self) -> Value {
-        self.vals.last().copied().unwrap_or(Value::Void)
-    }
-
-    /// The value under the top.
-    fn second(&self) -> Value {
-        let n = self.vals.len();
-        if n >= 2 {
-            self.vals[n - 2]
-        } else {
-            Value::Void
-        }
-    }
-
+    /// The loop. The operand stack's top `sp` lives in a local: `vals` is only ever grown
+    /// (by [`Machine::push_frame`]), and what lies above `sp` is dead.
+    #[allow(clippy::too_many_arguments)]
     fn run<H: Host + ?Sized>(
         &mut self,
         code: &Code,
         prog: &Program,
         host: &mut H,
         mut cur: Frame,
+        mut sp: usize,
         max_visible: usize,
         visible: &mut impl FnMut(&mut H, Site) -> bool,
     ) -> Ended {
@@ -254,7 +242,13 @@ impl Machine {
                 if $touched {
                     local = 0;
                     steps += 1;
-                    if visible(host, Site { func: $func, pc: $pc }) {
+                    if visible(
+                        host,
+                        Site {
+                            func: $func,
+                            pc: $pc,
+                        },
+                    ) {
                         return Ended::Stopped;
                     }
                     if steps >= max_visible {
@@ -266,6 +260,20 @@ impl Machine {
                 }
             };
         }
+        // Push `$v` on the operand stack.
+        macro_rules! push {
+            ($v:expr) => {{
+                let v = $v;
+                self.vals[sp] = v;
+                sp += 1;
+            }};
+        }
+        // Local `$s` of the current frame.
+        macro_rules! slot {
+            ($s:expr) => {
+                self.vals[cur.base as usize + $s as usize]
+            };
+        }
         loop {
             let func = cur.func;
             // the instruction that runs last: the second of a fused pair once its first ran
@@ -275,71 +283,81 @@ impl Machine {
             let mut shared = false;
             match op {
                 COp::Const(v) => {
-                    self.vals.push(v);
+                    push!(v);
                     cur.pc += 1;
                 }
                 COp::Load(s) => {
-                    self.load(cur.base, s);
+                    push!(slot!(s));
                     cur.pc += 1;
                 }
                 COp::Store(s) => {
-                    self.store(cur.base, s);
+                    sp -= 1;
+                    slot!(s) = self.vals[sp];
                     cur.pc += 1;
                 }
                 COp::Pop => {
-                    self.vals.pop();
+                    sp -= 1;
                     cur.pc += 1;
                 }
                 COp::Dup => {
-                    self.vals.push(self.top());
+                    push!(self.vals[sp - 1]);
                     cur.pc += 1;
                 }
                 COp::Truth => {
-                    let v = self.pop();
-                    self.vals.push(Value::Bool(v.truthy()));
+                    let v = self.vals[sp - 1];
+                    self.vals[sp - 1] = Value::Bool(v.truthy());
                     cur.pc += 1;
                 }
                 COp::ToInt => {
-                    let v = self.pop();
-                    self.vals.push(Value::Int(as_int(v)));
+                    let v = self.vals[sp - 1];
+                    self.vals[sp - 1] = Value::Int(as_int(v));
                     cur.pc += 1;
                 }
                 COp::Unary(u) => {
-                    let v = self.pop();
-                    self.vals.push(match u {
+                    let v = self.vals[sp - 1];
+                    self.vals[sp - 1] = match u {
                         UnOp::Not => Value::Bool(!v.truthy()),
                         UnOp::Neg => Value::Int(as_int(v).wrapping_neg()),
                         UnOp::BitNot => Value::Int(!as_int(v)),
-                    });
+                    };
                     cur.pc += 1;
                 }
-                COp::Binary(b) => match binary(b, self.second(), self.top()) {
+                COp::Binary(b) => match binary(b, self.vals[sp - 2], self.vals[sp - 1]) {
                     Ok(v) => {
-                        self.vals.pop();
-                        *self.vals.last_mut().expect("verified height") = v;
+                        sp -= 1;
+                        self.vals[sp - 1] = v;
                         cur.pc += 1;
                     }
                     Err(m) => return runtime(loc_at(prog, func, pc), m),
                 },
                 COp::Jump(t) => cur.pc = t,
                 COp::JumpIfFalse(t) => {
-                    cur.pc = if self.pop().truthy() { pc + 1 } else { t };
+                    sp -= 1;
+                    cur.pc = if self.vals[sp].truthy() { pc + 1 } else { t };
                 }
-                COp::ReadField(fd) | COp::WriteField(fd) => {
+                COp::ReadField(fd) => {
                     let at = At {
                         func,
                         pc,
                         base: cur.base,
                     };
-                    let r = if matches!(op, COp::ReadField(_)) {
-                        self.read_field(code, prog, host, fd, at)
-                    } else {
-                        self.write_field(code, prog, host, fd, at)
-                    };
-                    match r {
+                    match self.read_field(code, prog, host, fd, at, sp) {
                         Ok(touched) => shared = touched,
                         Err(e) => return e,
                     }
+                    cur.pc += 1;
+                }
+                COp::WriteField(fd) => {
+                    let at = At {
+                        func,
+                        pc,
+                        base: cur.base,
+                    };
+                    match self.write_field(code, prog, host, fd, at, sp) {
+                        Ok(touched) => shared = touched,
+                        Err(e) => return e,
+                    }
+                    sp -= 2;
                     cur.pc += 1;
                 }
                 COp::Warn
@@ -354,9 +372,14 @@ impl Machine {
                         pc,
                         base: cur.base,
                     };
-                    match self.object_op(code, prog, host, op, at) {
+                    match self.object_op(code, prog, host, op, at, sp) {
                         Ok(touched) => shared = touched,
                         Err(e) => return e,
+                    }
+                    match op {
+                        COp::Builtin(_, argc) => sp = sp - argc as usize + 1,
+                        COp::ListNext(_) | COp::ListPrev(_) => sp -= 1,
+                        _ => {}
                     }
                     cur.pc += 1;
                 }
@@ -369,16 +392,15 @@ impl Machine {
                         });
                     }
                     self.frames.push(cur);
-                    cur = self.push_frame(code, callee.0, argc);
+                    (cur, sp) = self.push_frame(code, callee.0, argc, sp);
                     f = &code.funcs[cur.func as usize];
                 }
                 COp::Return => {
-                    let v = if self.vals.len() as u32 > cur.sbase {
-                        self.pop()
+                    let v = if sp > cur.sbase as usize {
+                        self.vals[sp - 1]
                     } else {
                         Value::Void
                     };
-                    self.vals.truncate(cur.base as usize);
                     let heap_base = cur.heap_base as usize;
                     if let Some(&(_, start)) = self.inst.get(heap_base) {
                         self.fields.truncate(start as usize);
@@ -387,9 +409,11 @@ impl Machine {
                     let Some(caller) = self.frames.pop() else {
                         return Ended::Finished;
                     };
+                    // the result replaces the arguments, where the callee's locals began
+                    sp = cur.base as usize;
                     cur = caller;
                     f = &code.funcs[cur.func as usize];
-                    self.vals.push(v);
+                    push!(v);
                     cur.pc += 1;
                 }
                 COp::End => {
@@ -399,7 +423,7 @@ impl Machine {
                 // fused pairs: the first instruction (always a local one that falls through),
                 // its count, then the second as above at the next index
                 COp::LoadRead(s, fd) | COp::LoadWrite(s, fd) => {
-                    self.load(cur.base, s);
+                    push!(slot!(s));
                     local_step!(func, pc);
                     pc += 1;
                     let at = At {
@@ -408,9 +432,11 @@ impl Machine {
                         base: cur.base,
                     };
                     let r = if matches!(op, COp::LoadRead(..)) {
-                        self.read_field(code, prog, host, fd, at)
+                        self.read_field(code, prog, host, fd, at, sp)
                     } else {
-                        self.write_field(code, prog, host, fd, at)
+                        let r = self.write_field(code, prog, host, fd, at, sp);
+                        sp -= 2;
+                        r
                     };
                     match r {
                         Ok(touched) => shared = touched,
@@ -419,7 +445,7 @@ impl Machine {
                     cur.pc = pc + 1;
                 }
                 COp::LoadBuiltin(s, id, argc) => {
-                    self.load(cur.base, s);
+                    push!(slot!(s));
                     local_step!(func, pc);
                     pc += 1;
                     let at = At {
@@ -427,57 +453,60 @@ impl Machine {
                         pc,
                         base: cur.base,
                     };
-                    if let Err(e) = self.builtin(prog, host, id, argc, at) {
+                    if let Err(e) = self.builtin(prog, host, id, argc, at, sp) {
                         return e;
                     }
+                    sp = sp - argc as usize + 1;
                     shared = true;
                     cur.pc = pc + 1;
                 }
                 COp::Load2(a, b) => {
-                    self.load(cur.base, a);
+                    push!(slot!(a));
                     local_step!(func, pc);
                     pc += 1;
-                    self.load(cur.base, b);
+                    push!(slot!(b));
                     cur.pc = pc + 1;
                 }
                 COp::PopLoad(s) => {
-                    self.vals.pop();
+                    sp -= 1;
                     local_step!(func, pc);
                     pc += 1;
-                    self.load(cur.base, s);
+                    push!(slot!(s));
                     cur.pc = pc + 1;
                 }
                 COp::StoreLoad(a, b) => {
-                    self.store(cur.base, a);
+                    sp -= 1;
+                    slot!(a) = self.vals[sp];
                     local_step!(func, pc);
                     pc += 1;
-                    self.load(cur.base, b);
+                    push!(slot!(b));
                     cur.pc = pc + 1;
                 }
                 COp::LoadJumpIfFalse(s, t) => {
-                    let v = self.vals[(cur.base + s) as usize];
+                    let v = slot!(s);
                     local_step!(func, pc);
                     pc += 1;
                     cur.pc = if v.truthy() { pc + 1 } else { t };
                 }
                 COp::LoadConst(s, v) => {
-                    self.load(cur.base, s);
+                    push!(slot!(s));
                     local_step!(func, pc);
                     pc += 1;
-                    self.vals.push(v);
+                    push!(v);
                     cur.pc = pc + 1;
                 }
                 COp::ConstStore(v, s) => {
                     local_step!(func, pc);
                     pc += 1;
-                    self.vals[(cur.base + s) as usize] = v;
+                    slot!(s) = v;
                     cur.pc = pc + 1;
                 }
                 COp::JumpIfFalseConst(t, v) => {
-                    if self.pop().truthy() {
+                    sp -= 1;
+                    if self.vals[sp].truthy() {
                         local_step!(func, pc);
                         pc += 1;
-                        self.vals.push(v);
+                        push!(v);
                         cur.pc = pc + 1;
                     } else {
                         cur.pc = t;
@@ -492,9 +521,11 @@ impl Machine {
                         base: cur.base,
                     };
                     let r = if matches!(op, COp::WriteLoad(..)) {
-                        self.write_field(code, prog, host, fd, at)
+                        let r = self.write_field(code, prog, host, fd, at, sp);
+                        sp -= 2;
+                        r
                     } else {
-                        self.read_field(code, prog, host, fd, at)
+                        self.read_field(code, prog, host, fd, at, sp)
                     };
                     let touched = match r {
                         Ok(touched) => touched,
@@ -505,14 +536,15 @@ impl Machine {
                     pc += 1;
                     match op {
                         COp::ReadJumpIfFalse(_, t) => {
-                            if !self.pop().truthy() {
+                            sp -= 1;
+                            if !self.vals[sp].truthy() {
                                 cur.pc = t;
                             } else {
                                 cur.pc = pc + 1;
                             }
                         }
                         COp::ReadLoad(_, s) | COp::WriteLoad(_, s) => {
-                            self.load(cur.base, s);
+                            push!(slot!(s));
                             cur.pc = pc + 1;
                         }
                         _ => unreachable!("matched above"),
@@ -524,24 +556,25 @@ impl Machine {
                         pc,
                         base: cur.base,
                     };
-                    if let Err(e) = self.builtin(prog, host, id, argc, at) {
+                    if let Err(e) = self.builtin(prog, host, id, argc, at, sp) {
                         return e;
                     }
+                    sp = sp - argc as usize + 1;
                     cur.pc = pc + 1;
                     after!(true, func, pc);
                     pc += 1;
+                    sp -= 1;
                     if let COp::BuiltinStore(_, _, s) = op {
-                        self.store(cur.base, s);
-                    } else {
-                        self.vals.pop();
+                        slot!(s) = self.vals[sp];
                     }
                     cur.pc = pc + 1;
                 }
                 COp::JumpIfFalseLoad(t, s) => {
-                    if self.pop().truthy() {
+                    sp -= 1;
+                    if self.vals[sp].truthy() {
                         local_step!(func, pc);
                         pc += 1;
-                        self.load(cur.base, s);
+                        push!(slot!(s));
                         cur.pc = pc + 1;
                     } else {
                         cur.pc = t;
@@ -550,20 +583,6 @@ impl Machine {
             }
             after!(shared, func, pc);
         }
-    }
-
-    /// Push local `s` of the frame whose locals start at `base`.
-    #[inline(always)]
-    fn load(&mut self, base: u32, s: u32) {
-        let v = self.vals[(base + s) as usize];
-        self.vals.push(v);
-    }
-
-    /// Pop the top into local `s` of the frame whose locals start at `base`.
-    #[inline(always)]
-    fn store(&mut self, base: u32, s: u32) {
-        let v = self.pop();
-        self.vals[(base + s) as usize] = v;
     }
 }
 

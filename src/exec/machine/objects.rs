@@ -13,6 +13,8 @@ use crate::lang::Program;
 /// structs. Each advances to the next instruction when it succeeds (the caller moves the
 /// program counter) and says whether it touched the world.
 impl Machine {
+    /// `sp` is the height of the value vector's used part (the operand stack's top); the
+    /// caller moves it by the instruction's arity once it succeeds.
     #[inline]
     pub(super) fn object_op<H: Host + ?Sized>(
         &mut self,
@@ -21,31 +23,32 @@ impl Machine {
         host: &mut H,
         op: COp,
         at: At,
+        sp: usize,
     ) -> Result<bool, Ended> {
         match op {
-            COp::Warn => self.warn(prog, at).map(|()| false),
+            COp::Warn => self.warn(prog, at, sp).map(|()| false),
             COp::ZeroStruct(s) => self.zero_struct(code, prog, s, at).map(|()| false),
-            COp::Builtin(id, argc) => self.builtin(prog, host, id, argc, at).map(|()| true),
+            COp::Builtin(id, argc) => self.builtin(prog, host, id, argc, at, sp).map(|()| true),
             COp::ListFirst(list) | COp::ListLast(list) => {
-                self.list_end(prog, host, list, matches!(op, COp::ListLast(_)), at)
+                self.list_end(prog, host, list, matches!(op, COp::ListLast(_)), at, sp)
             }
             COp::ListNext(list) | COp::ListPrev(list) => {
-                let (head, cur) = (self.second(), self.top());
+                let (head, cur) = (self.vals[sp - 2], self.vals[sp - 1]);
                 let v = if matches!(op, COp::ListPrev(_)) {
                     host.list_prev(0, head, list, cur)
                 } else {
                     host.list_next(0, head, list, cur)
                 }
                 .map_err(|e| host_err(at.loc(prog), e))?;
-                self.vals.pop();
-                *self.vals.last_mut().expect("verified height") = v;
+                self.vals[sp - 2] = v;
                 Ok(true)
             }
             _ => unreachable!("run dispatches only object instructions here"),
         }
     }
 
-    /// A builtin call on the `argc` values on top, replaced by its result.
+    /// A builtin call on the `argc` values under `sp`; its result goes where the first of
+    /// them was (the caller leaves `sp` one above it).
     #[inline(always)]
     pub(super) fn builtin<H: Host + ?Sized>(
         &mut self,
@@ -54,20 +57,19 @@ impl Machine {
         id: BuiltinId,
         argc: u32,
         at: At,
+        sp: usize,
     ) -> Result<(), Ended> {
-        let n = self.vals.len();
-        let argc = argc as usize;
+        let first = sp - argc as usize;
         let v = host
-            .call(0, id, &self.vals[n - argc..])
+            .call(0, id, &self.vals[first..sp])
             .map_err(|e| host_err(at.loc(prog), e))?;
-        self.vals.truncate(n - argc);
-        self.vals.push(v);
+        self.vals[first] = v;
         Ok(())
     }
 
     /// `VM_WARN_ON*(cond)`: an assertion fault when the condition on top holds.
-    fn warn(&mut self, prog: &Program, at: At) -> Result<(), Ended> {
-        if self.top().truthy() {
+    fn warn(&mut self, prog: &Program, at: At, sp: usize) -> Result<(), Ended> {
+        if self.vals[sp - 1].truthy() {
             let Op::Warn { macro_name, cond } = &prog.func(FuncId(at.func)).code[at.pc as usize].op
             else {
                 unreachable!("a decoded Warn is a Warn")
@@ -81,7 +83,7 @@ impl Machine {
                 message: format!("{macro_name}({cond}) triggered"),
             }));
         }
-        *self.vals.last_mut().expect("verified height") = Value::Bool(false);
+        self.vals[sp - 1] = Value::Bool(false);
         Ok(())
     }
 
@@ -121,8 +123,9 @@ impl Machine {
         host: &mut H,
         fd: Field,
         at: At,
+        sp: usize,
     ) -> Result<bool, Ended> {
-        let p = self.top();
+        let p = self.vals[sp - 1];
         let (v, touched) = match (p, fd) {
             (Value::Obj(..), Field::Kernel(id)) => {
                 let v = host
@@ -138,10 +141,11 @@ impl Machine {
             }
             _ => return Err(Self::bad_pointer(prog, p, fd, "reading", at)),
         };
-        *self.vals.last_mut().expect("verified height") = v;
+        self.vals[sp - 1] = v;
         Ok(touched)
     }
 
+    /// The write of the value on top through the pointer under it; the caller takes both off.
     #[inline(always)]
     pub(super) fn write_field<H: Host + ?Sized>(
         &mut self,
@@ -150,8 +154,9 @@ impl Machine {
         host: &mut H,
         fd: Field,
         at: At,
+        sp: usize,
     ) -> Result<bool, Ended> {
-        let (p, v) = (self.second(), self.top());
+        let (p, v) = (self.vals[sp - 2], self.vals[sp - 1]);
         let touched = match (p, fd) {
             (Value::Obj(..), Field::Kernel(id)) => {
                 host.write_field(0, p, id, v)
@@ -167,8 +172,6 @@ impl Machine {
             }
             _ => return Err(Self::bad_pointer(prog, p, fd, "writing", at)),
         };
-        let n = self.vals.len();
-        self.vals.truncate(n - 2);
         Ok(touched)
     }
 
@@ -180,8 +183,9 @@ impl Machine {
         list: FieldId,
         last: bool,
         at: At,
+        sp: usize,
     ) -> Result<bool, Ended> {
-        let head = self.top();
+        let head = self.vals[sp - 1];
         match head {
             Value::Obj(..) => {
                 let v = if last {
@@ -190,7 +194,7 @@ impl Machine {
                     host.list_first(0, head, list)
                 }
                 .map_err(|e| host_err(at.loc(prog), e))?;
-                *self.vals.last_mut().expect("verified height") = v;
+                self.vals[sp - 1] = v;
                 Ok(true)
             }
             Value::Null => {
