@@ -206,6 +206,11 @@ impl InvariantSet {
         InvariantSet(0)
     }
 
+    /// No invariant at all.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
     pub fn contains(&self, inv: Invariant) -> bool {
         self.0 & inv.bit() != 0
     }
