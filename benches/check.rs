@@ -45,11 +45,18 @@ fn sample(prog: &Program, scope: &Scope, depth: u32) -> Vec<(World, Call)> {
 }
 
 /// Seconds `engine` takes to apply every call of `pairs` (on copies made before the clock
-/// starts), on this thread.
-fn time_calls(prog: &Program, scope: &Scope, engine: Engine, pairs: &[(World, Call)]) -> f64 {
+/// starts), on this thread, with every check or with none.
+fn time_calls(
+    prog: &Program,
+    scope: &Scope,
+    engine: Engine,
+    checks: bool,
+    pairs: &[(World, Call)],
+) -> f64 {
     let mut scope = scope.clone();
     scope.engine = engine;
     let sys = CallSystem::new(prog, &scope, Budget::unlimited());
+    let sys = if checks { sys } else { sys.without_checks() };
     let mut worlds: Vec<World> = pairs.iter().map(|(w, _)| w.clone()).collect();
     let t = Instant::now();
     for (w, (_, call)) in worlds.iter_mut().zip(pairs) {
@@ -64,19 +71,26 @@ fn engines(prog: &Program) {
     let scope = Scope::builtin("default").expect("scope");
     let pairs = sample(prog, &scope, 3);
     let n = pairs.len() as f64;
-    let (mut r, mut c) = (f64::MAX, f64::MAX);
-    for _ in 0..3 {
-        r = r.min(time_calls(prog, &scope, Engine::Reference, &pairs));
-        c = c.min(time_calls(prog, &scope, Engine::Compiled, &pairs));
+    for checks in [true, false] {
+        let (mut r, mut c) = (f64::MAX, f64::MAX);
+        for _ in 0..3 {
+            r = r.min(time_calls(prog, &scope, Engine::Reference, checks, &pairs));
+            c = c.min(time_calls(prog, &scope, Engine::Compiled, checks, &pairs));
+        }
+        let what = if checks {
+            "apply with every check"
+        } else {
+            "apply with no check: the engines and the builtins alone"
+        };
+        println!(
+            "engine, {} calls of the default scope's first 3 levels ({what}, one thread): \
+             reference {:.0} calls/s, compiled {:.0} calls/s, ratio {:.2}",
+            pairs.len(),
+            n / r,
+            n / c,
+            r / c
+        );
     }
-    println!(
-        "engine, {} calls of the default scope's first 3 levels (apply with every check, one \
-         thread): reference {:.0} calls/s, compiled {:.0} calls/s, ratio {:.2}",
-        pairs.len(),
-        n / r,
-        n / c,
-        r / c
-    );
     let mut per = Vec::new();
     for engine in [Engine::Reference, Engine::Compiled] {
         let mut s = scope.clone();

@@ -133,6 +133,17 @@ impl<'a> CallSystem<'a> {
         }
     }
 
+    /// The same system with every check off: calls run to their end and nothing is reported
+    /// (what an engine costs on its own, for the engine benchmark).
+    pub fn without_checks(mut self) -> Self {
+        self.opts = CheckOpts {
+            record: false,
+            per_step: false,
+            invariants: crate::invariant::InvariantSet::empty(),
+        };
+        self
+    }
+
     /// Why the reference engine runs although the compiled one was asked for.
     pub fn engine_note(&self) -> Option<&str> {
         self.engine_note.as_deref()
