@@ -95,11 +95,15 @@ pub(crate) fn run_call<H: Host + ?Sized>(
         .ok()
         .flatten()
         .unwrap_or_default();
-    m.vals.clear();
+    // the value vector keeps its length from call to call (what lies above the operand
+    // stack's top is dead), so that frames seldom have to grow it
+    if m.vals.len() < args.len() {
+        m.vals.resize(args.len(), Value::Void);
+    }
+    m.vals[..args.len()].copy_from_slice(args);
     m.frames.clear();
     m.inst.clear();
     m.fields.clear();
-    m.vals.extend_from_slice(args);
     let (cur, sp) = m.push_frame(code, entry.0, args.len() as u32, args.len());
     let ended = m.run(code, prog, host, cur, sp, max_visible, visible);
     let _ = MACHINE.try_with(|k| {
