@@ -79,7 +79,7 @@ impl RbRoot {
         self.node(n).map_or(0, |x| x.subtree_last)
     }
     fn set_child(&mut self, n: NodeId, s: Side, c: Option<NodeId>) {
-        if let Some(x) = self.node_mut(n) {
+        if let Some(x) = self.rec_mut(n) {
             match s {
                 Side::Left => x.left = c,
                 Side::Right => x.right = c,
@@ -87,12 +87,12 @@ impl RbRoot {
         }
     }
     fn set_parent(&mut self, n: NodeId, p: Option<NodeId>) {
-        if let Some(x) = self.node_mut(n) {
+        if let Some(x) = self.rec_mut(n) {
             x.parent = p;
         }
     }
     fn set_parent_color(&mut self, n: NodeId, p: Option<NodeId>, c: Color) {
-        if let Some(x) = self.node_mut(n) {
+        if let Some(x) = self.rec_mut(n) {
             x.parent = p;
             x.color = c;
         }
@@ -111,10 +111,7 @@ impl RbRoot {
                     self.set_child(p, Side::Right, new);
                 }
             }
-            None => {
-                self.links_changed();
-                self.root = new;
-            }
+            None => self.put_root(new),
         }
     }
     /// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour, `old` goes under
@@ -128,18 +125,28 @@ impl RbRoot {
 }
 
 /// `rb_link_node`: create `n`'s record as a red leaf under `parent` on `side` (or as the root).
-/// The caller must have checked that `n` is not a member and that the slot is empty.
+/// The caller must have checked that `n` is not a member and that the slot is empty. The new
+/// leaf's in-order neighbours follow from where it hangs: a left child comes right after its
+/// parent's predecessor and before its parent, a right child right after its parent and
+/// before its parent's successor.
 pub fn link_node(t: &mut RbRoot, n: NodeId, parent: Option<NodeId>, side: Side, subtree_last: u64) {
+    // None: not kept, or a misuse (parent not a member, or its child slot taken)
+    let around = match parent {
+        None => Some((None, None)),
+        Some(p) if t.child(p, side).is_some() => None,
+        Some(p) => t.neighbours(p).map(|(prev, next)| match side {
+            Side::Left => (prev, Some(p)),
+            Side::Right => (Some(p), next),
+        }),
+    };
     let mut rec = RbNode::new_red(subtree_last);
     rec.parent = parent;
     t.alloc(n, rec);
     match parent {
         Some(p) => t.set_child(p, side, Some(n)),
-        None => {
-            t.links_changed();
-            t.root = Some(n);
-        }
+        None => t.put_root(Some(n)),
     }
+    t.thread_in(n, around);
 }
 
 /// `__rb_insert`: rebalance after linking the red node `node`.
@@ -240,7 +247,7 @@ pub(crate) fn erase_color(t: &mut RbRoot, parent: NodeId, aug: &impl Augment, ob
                 // Case 2: sibling colour flip (parent may be either colour).
                 t.set_parent_color(sib, Some(parent), Color::Red);
                 if t.is_red(parent) {
-                    if let Some(x) = t.node_mut(parent) {
+                    if let Some(x) = t.rec_mut(parent) {
                         x.color = Color::Black;
                     }
                 } else {
@@ -378,7 +385,10 @@ fn erase_augmented(
 }
 
 /// `rb_erase_augmented`: unlink `node` (which must be a member), rebalance, and drop its record.
+/// The erased node's neighbours become each other's (the successor that may take its place
+/// keeps its own place in order).
 pub fn erase(t: &mut RbRoot, node: NodeId, aug: &impl Augment, obs: &mut TreeObs) {
+    t.thread_out(node);
     let rebalance = erase_augmented(t, node, aug, obs);
     t.free(node);
     if let Some(p) = rebalance {
@@ -386,8 +396,12 @@ pub fn erase(t: &mut RbRoot, node: NodeId, aug: &impl Augment, obs: &mut TreeObs
     }
 }
 
-/// `rb_first`: the leftmost node.
+/// `rb_first`: the leftmost node (`rb_first_cached` while the tree keeps it, see
+/// [`RbRoot`]).
 pub fn first(t: &RbRoot) -> Option<NodeId> {
+    if let Some(kept) = t.kept_leftmost() {
+        return kept;
+    }
     let mut n = t.root?;
     while let Some(l) = t.left_of(n) {
         n = l;

@@ -1,10 +1,8 @@
 //! Core data types of the tree module: the per-id node arena ([`RbRoot`]), node records,
 //! the key-reading trait, the work/stale-descent observer and the precondition errors.
 
-use std::cell::Cell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Id of the object that embeds a tree node (a VMA id or an AVC id).
 pub type NodeId = u32;
@@ -18,14 +16,24 @@ pub enum Color {
 
 /// The rb links, colour and augmented value of one node (`struct rb_node` plus
 /// `rb_subtree_last`). The key is deliberately absent.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// The record also keeps the node's in-order neighbours (`prev`, `next`; [`NO_NODE`]: none),
+/// derived data for the stale-descent check that `rb_node` does not have: they take no part in
+/// equality, hashing or `Debug`, so two records with the same links, colour and value are the
+/// same record whatever they hold.
+#[derive(Clone)]
 pub struct RbNode {
     pub parent: Option<NodeId>,
     pub left: Option<NodeId>,
     pub right: Option<NodeId>,
     pub color: Color,
     pub subtree_last: u64,
+    pub(crate) prev: NodeId,
+    pub(crate) next: NodeId,
 }
+
+/// A neighbour slot's "none" ([`RbNode`]'s `prev` and `next`); no member may have this id.
+pub(crate) const NO_NODE: NodeId = NodeId::MAX;
 
 impl RbNode {
     /// A detached red node with the given augmented value (what `rb_link_node` starts from).
@@ -36,25 +44,74 @@ impl RbNode {
             right: None,
             color: Color::Red,
             subtree_last,
+            prev: NO_NODE,
+            next: NO_NODE,
         }
+    }
+
+    /// The part of the record that is the kernel's: links, colour, augmented value.
+    #[allow(clippy::type_complexity)]
+    fn own(&self) -> (Option<NodeId>, Option<NodeId>, Option<NodeId>, Color, u64) {
+        (
+            self.parent,
+            self.left,
+            self.right,
+            self.color,
+            self.subtree_last,
+        )
     }
 }
 
-/// One tree (the kernel's `rb_root`; the leftmost cache of `rb_root_cached` is recomputed on
-/// demand). A node is a member exactly when its arena slot holds `Some`.
+impl PartialEq for RbNode {
+    fn eq(&self, other: &Self) -> bool {
+        self.own() == other.own()
+    }
+}
+
+impl Eq for RbNode {}
+
+impl Hash for RbNode {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // as the derive over the kernel's fields would
+        self.parent.hash(state);
+        self.left.hash(state);
+        self.right.hash(state);
+        self.color.hash(state);
+        self.subtree_last.hash(state);
+    }
+}
+
+impl fmt::Debug for RbNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RbNode")
+            .field("parent", &self.parent)
+            .field("left", &self.left)
+            .field("right", &self.right)
+            .field("color", &self.color)
+            .field("subtree_last", &self.subtree_last)
+            .finish()
+    }
+}
+
+/// One tree (the kernel's `rb_root_cached`). A node is a member exactly when its arena slot
+/// holds `Some`.
 ///
-/// Every change of a link goes through `&mut self` and clears the links' version; a reader
-/// asks for the version ([`RbRoot::links_version`]) and gets a number no other set of links
-/// ever had, so a cache keyed by it (the stale-descent check's in-order neighbours) is never
-/// read for links it was not computed on. A clone keeps the version: its links are the same.
-/// The version takes no part in equality, hashing or `Debug`.
+/// Besides the kernel's links the tree keeps, as derived data, every member's in-order
+/// neighbours (in its record) and the leftmost member (the cache of `rb_root_cached`):
+/// linking a node (`rb_link_node`, from the descent's parent and side) and erasing one (a
+/// splice) keep them right, and rotations and recolouring never change them. A link written
+/// by hand ([`RbRoot::node_mut`], [`RbRoot::set_root`]: corruption tests) may break the
+/// in-order sequence, so from then on this tree no longer keeps them and its readers walk the
+/// links instead. None of this takes part in equality, hashing or `Debug`.
 #[derive(Default)]
 pub struct RbRoot {
     pub(crate) root: Option<NodeId>,
     pub(crate) nodes: Vec<Option<RbNode>>,
     pub(crate) count: usize,
-    /// 0: not asked for since the last change.
-    links_version: AtomicU64,
+    /// The leftmost member; meaningful while `hand_edited` is false.
+    leftmost: Option<NodeId>,
+    /// A link was written by hand: the neighbours and the leftmost are no longer kept.
+    hand_edited: bool,
 }
 
 impl Clone for RbRoot {
@@ -63,7 +120,8 @@ impl Clone for RbRoot {
             root: self.root,
             nodes: self.nodes.clone(),
             count: self.count,
-            links_version: AtomicU64::new(self.links_version.load(Ordering::Relaxed)),
+            leftmost: self.leftmost,
+            hand_edited: self.hand_edited,
         }
     }
     /// The same as `*self = src.clone()`, keeping this arena's allocation.
@@ -71,7 +129,8 @@ impl Clone for RbRoot {
         self.root = src.root;
         self.nodes.clone_from(&src.nodes);
         self.count = src.count;
-        *self.links_version.get_mut() = src.links_version.load(Ordering::Relaxed);
+        self.leftmost = src.leftmost;
+        self.hand_edited = src.hand_edited;
     }
 }
 
@@ -83,27 +142,6 @@ impl fmt::Debug for RbRoot {
             .field("count", &self.count)
             .finish()
     }
-}
-
-/// Versions handed out: each thread draws from its own range (its number in the high bits), so
-/// no two threads ever hand out the same version and none waits for another.
-static VERSION_RANGES: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static NEXT_VERSION: Cell<u64> = const { Cell::new(0) };
-}
-
-fn fresh_version() -> u64 {
-    NEXT_VERSION.with(|c| {
-        let mut v = c.get();
-        if v & ((1 << 40) - 1) == 0 {
-            // first use on this thread, or 2^40 versions drawn: a new range
-            v = (VERSION_RANGES.fetch_add(1, Ordering::Relaxed) + 1) << 40;
-        }
-        v += 1;
-        c.set(v);
-        v
-    })
 }
 
 impl RbRoot {
@@ -159,43 +197,101 @@ impl RbRoot {
         self.nodes.get(n as usize).and_then(|s| s.as_ref())
     }
 
-    /// Mutable access to a member's node record (used by corruption tests).
+    /// Mutable access to a member's node record (used by corruption tests): the links may
+    /// be written by hand, so this tree stops keeping in-order neighbours (see [`RbRoot`]).
     pub fn node_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
-        self.links_changed();
+        self.hand_edited = true;
+        self.rec_mut(n)
+    }
+
+    /// Mutable access to a member's record for the tree algorithms, which keep the in-order
+    /// sequence (or say how it changes: [`RbRoot::thread_in`], [`RbRoot::thread_out`]).
+    pub(crate) fn rec_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
         self.nodes.get_mut(n as usize).and_then(|s| s.as_mut())
     }
 
-    /// A member's `subtree_last`, to write without changing a link (the links keep their
-    /// version).
+    /// A member's `subtree_last`, to write without changing a link.
     pub(crate) fn subtree_last_mut(&mut self, n: NodeId) -> Option<&mut u64> {
-        self.nodes
-            .get_mut(n as usize)
-            .and_then(|s| s.as_mut())
-            .map(|r| &mut r.subtree_last)
+        self.rec_mut(n).map(|r| &mut r.subtree_last)
     }
 
-    /// Overwrite the root pointer (tests only; no checking).
+    /// Overwrite the root pointer (tests only; no checking): as [`RbRoot::node_mut`], this
+    /// tree stops keeping in-order neighbours.
     pub fn set_root(&mut self, r: Option<NodeId>) {
-        self.links_changed();
+        self.hand_edited = true;
         self.root = r;
     }
 
-    /// Forget the links' version: called by everything that may change a link.
-    pub(crate) fn links_changed(&mut self) {
-        *self.links_version.get_mut() = 0;
+    /// The root pointer, written by the tree algorithms.
+    pub(crate) fn put_root(&mut self, r: Option<NodeId>) {
+        self.root = r;
     }
 
-    /// The links' version: the same number for as long as no link changes, and a number no
-    /// other links had (of this tree or any other) once one does. Never 0.
-    pub(crate) fn links_version(&self) -> u64 {
-        let v = self.links_version.load(Ordering::Relaxed);
-        if v != 0 {
-            return v;
+    /// `n`'s in-order predecessor and successor (`rb_prev`, `rb_next`) as kept in its record:
+    /// two reads. `None` when this tree no longer keeps them (a link was written by hand) or
+    /// `n` is not a member; the caller then walks the links.
+    #[inline]
+    pub(crate) fn neighbours(&self, n: NodeId) -> Option<(Option<NodeId>, Option<NodeId>)> {
+        if self.hand_edited {
+            return None;
         }
-        // two threads reading the same tree may both store one: either is right for it
-        let v = fresh_version();
-        self.links_version.store(v, Ordering::Relaxed);
-        v
+        let r = self.node(n)?;
+        let id = |x: NodeId| (x != NO_NODE).then_some(x);
+        Some((id(r.prev), id(r.next)))
+    }
+
+    /// The leftmost member as kept (`rb_first_cached`); `None` when this tree no longer keeps
+    /// it (the caller then walks the links).
+    pub(crate) fn kept_leftmost(&self) -> Option<Option<NodeId>> {
+        (!self.hand_edited).then_some(self.leftmost)
+    }
+
+    /// `n`, just linked as a leaf, sits between `around`'s `prev` and `next` in order (read
+    /// from its parent and side before linking): record that in the three records and the
+    /// leftmost. `around` is `None` when they could not be told (the parent was not a member
+    /// or its child slot was taken): this tree then stops keeping neighbours, as after a
+    /// link written by hand.
+    pub(crate) fn thread_in(
+        &mut self,
+        n: NodeId,
+        around: Option<(Option<NodeId>, Option<NodeId>)>,
+    ) {
+        if self.hand_edited {
+            return;
+        }
+        let Some((prev, next)) = around.filter(|_| n != NO_NODE) else {
+            // (an id of NO_NODE cannot be kept either; never in practice)
+            self.hand_edited = true;
+            return;
+        };
+        if let Some(r) = self.rec_mut(n) {
+            r.prev = prev.unwrap_or(NO_NODE);
+            r.next = next.unwrap_or(NO_NODE);
+        }
+        match prev.and_then(|p| self.rec_mut(p)) {
+            Some(r) => r.next = n,
+            None => self.leftmost = Some(n),
+        }
+        if let Some(r) = next.and_then(|s| self.rec_mut(s)) {
+            r.prev = n;
+        }
+    }
+
+    /// `n` (still holding its record) leaves the in-order sequence: splice it out.
+    pub(crate) fn thread_out(&mut self, n: NodeId) {
+        if self.hand_edited {
+            return;
+        }
+        let Some((prev, next)) = self.neighbours(n) else {
+            return;
+        };
+        match prev.and_then(|p| self.rec_mut(p)) {
+            Some(r) => r.next = next.unwrap_or(NO_NODE),
+            None => self.leftmost = next,
+        }
+        if let Some(r) = next.and_then(|s| self.rec_mut(s)) {
+            r.prev = prev.unwrap_or(NO_NODE);
+        }
     }
 
     /// The same tree with every node id `n` renamed `map(n)` (links included), for
@@ -208,10 +304,20 @@ impl RbRoot {
 
     /// Overwrite `out` with [`RbRoot::remap`]'s tree, keeping `out`'s arena allocation.
     pub fn remap_into(&self, map: &dyn Fn(NodeId) -> NodeId, out: &mut RbRoot) {
-        out.links_changed();
         out.nodes.clear();
         out.root = self.root.map(map);
         out.count = self.count;
+        // what a tree no longer keeping them holds may name non-members: not mapped
+        let keeps = !self.hand_edited;
+        out.hand_edited = self.hand_edited;
+        out.leftmost = self.leftmost.filter(|_| keeps).map(map);
+        let kept = |x: NodeId| {
+            if keeps && x != NO_NODE {
+                map(x)
+            } else {
+                NO_NODE
+            }
+        };
         for (i, slot) in self.nodes.iter().enumerate() {
             if let Some(n) = slot {
                 let m = map(i as NodeId) as usize;
@@ -224,6 +330,8 @@ impl RbRoot {
                     right: n.right.map(map),
                     color: n.color,
                     subtree_last: n.subtree_last,
+                    prev: kept(n.prev),
+                    next: kept(n.next),
                 });
             }
         }
@@ -278,7 +386,6 @@ impl RbRoot {
 
     /// Insert a fresh node record for `n` (growing the arena on demand).
     pub(crate) fn alloc(&mut self, n: NodeId, node: RbNode) {
-        self.links_changed();
         let i = n as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, None);
@@ -291,7 +398,6 @@ impl RbRoot {
 
     /// Drop the record of `n` after it has been unlinked.
     pub(crate) fn free(&mut self, n: NodeId) {
-        self.links_changed();
         if let Some(slot) = self.nodes.get_mut(n as usize) {
             if slot.take().is_some() {
                 self.count -= 1;
