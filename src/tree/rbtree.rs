@@ -8,7 +8,8 @@
 //! None of these functions reads a key. They tolerate corrupted links (missing nodes read as
 //! black leaves) instead of panicking, but then the result is unspecified.
 
-use super::types::{Color, NodeId, RbNode, RbRoot, TreeObs};
+use super::record::{opt, raw, Rec};
+use super::types::{Color, NodeId, RbRoot, TreeObs};
 
 /// Which child.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,14 +55,17 @@ impl Augment for NoAugment {
 // ---- small link accessors (missing nodes read as absent / black) ----
 
 impl RbRoot {
+    #[inline(always)]
     pub(crate) fn parent_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.parent)
+        self.rec(n).and_then(|x| opt(x.parent))
     }
+    #[inline(always)]
     pub(crate) fn left_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.left)
+        self.rec(n).and_then(|x| opt(x.left))
     }
+    #[inline(always)]
     pub(crate) fn right_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.right)
+        self.rec(n).and_then(|x| opt(x.right))
     }
     pub(crate) fn child(&self, n: NodeId, s: Side) -> Option<NodeId> {
         match s {
@@ -70,36 +74,37 @@ impl RbRoot {
         }
     }
     pub(crate) fn is_red(&self, n: NodeId) -> bool {
-        self.node(n).is_some_and(|x| x.color == Color::Red)
+        self.rec(n).is_some_and(|x| x.color == Color::Red)
     }
     pub(crate) fn is_black(&self, n: NodeId) -> bool {
         !self.is_red(n)
     }
+    #[inline(always)]
     pub(crate) fn subtree_last_of(&self, n: NodeId) -> u64 {
-        self.node(n).map_or(0, |x| x.subtree_last)
+        self.rec(n).map_or(0, |x| x.subtree_last)
     }
     fn set_child(&mut self, n: NodeId, s: Side, c: Option<NodeId>) {
         if let Some(x) = self.rec_mut(n) {
             match s {
-                Side::Left => x.left = c,
-                Side::Right => x.right = c,
+                Side::Left => x.left = raw(c),
+                Side::Right => x.right = raw(c),
             }
         }
     }
     fn set_parent(&mut self, n: NodeId, p: Option<NodeId>) {
         if let Some(x) = self.rec_mut(n) {
-            x.parent = p;
+            x.parent = raw(p);
         }
     }
     fn set_parent_color(&mut self, n: NodeId, p: Option<NodeId>, c: Color) {
         if let Some(x) = self.rec_mut(n) {
-            x.parent = p;
+            x.parent = raw(p);
             x.color = c;
         }
     }
     fn parent_color(&self, n: NodeId) -> (Option<NodeId>, Color) {
-        self.node(n)
-            .map_or((None, Color::Black), |x| (x.parent, x.color))
+        self.rec(n)
+            .map_or((None, Color::Black), |x| (opt(x.parent), x.color))
     }
     /// `__rb_change_child`: make `new` take `old`'s place under `parent` (or at the root).
     fn change_child(&mut self, old: NodeId, new: Option<NodeId>, parent: Option<NodeId>) {
@@ -139,8 +144,8 @@ pub fn link_node(t: &mut RbRoot, n: NodeId, parent: Option<NodeId>, side: Side, 
             Side::Right => (Some(p), next),
         }),
     };
-    let mut rec = RbNode::new_red(subtree_last);
-    rec.parent = parent;
+    let mut rec = Rec::new_red(subtree_last);
+    rec.parent = raw(parent);
     t.alloc(n, rec);
     match parent {
         Some(p) => t.set_child(p, side, Some(n)),

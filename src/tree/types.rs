@@ -4,6 +4,9 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use super::record::{opt, Rec, NO_NODE};
+pub use super::record::{NodeMut, RbNode};
+
 /// Id of the object that embeds a tree node (a VMA id or an AVC id).
 pub type NodeId = u32;
 
@@ -14,90 +17,12 @@ pub enum Color {
     Black,
 }
 
-/// The rb links, colour and augmented value of one node (`struct rb_node` plus
-/// `rb_subtree_last`). The key is deliberately absent.
-///
-/// The record also keeps the node's in-order neighbours (`prev`, `next`; [`NO_NODE`]: none),
-/// derived data for the stale-descent check that `rb_node` does not have: they take no part in
-/// equality, hashing or `Debug`, so two records with the same links, colour and value are the
-/// same record whatever they hold.
-#[derive(Clone)]
-pub struct RbNode {
-    pub parent: Option<NodeId>,
-    pub left: Option<NodeId>,
-    pub right: Option<NodeId>,
-    pub color: Color,
-    pub subtree_last: u64,
-    pub(crate) prev: NodeId,
-    pub(crate) next: NodeId,
-}
-
-/// A neighbour slot's "none" ([`RbNode`]'s `prev` and `next`); no member may have this id.
-pub(crate) const NO_NODE: NodeId = NodeId::MAX;
-
-impl RbNode {
-    /// A detached red node with the given augmented value (what `rb_link_node` starts from).
-    pub(crate) fn new_red(subtree_last: u64) -> Self {
-        RbNode {
-            parent: None,
-            left: None,
-            right: None,
-            color: Color::Red,
-            subtree_last,
-            prev: NO_NODE,
-            next: NO_NODE,
-        }
-    }
-
-    /// The part of the record that is the kernel's: links, colour, augmented value.
-    #[allow(clippy::type_complexity)]
-    fn own(&self) -> (Option<NodeId>, Option<NodeId>, Option<NodeId>, Color, u64) {
-        (
-            self.parent,
-            self.left,
-            self.right,
-            self.color,
-            self.subtree_last,
-        )
-    }
-}
-
-impl PartialEq for RbNode {
-    fn eq(&self, other: &Self) -> bool {
-        self.own() == other.own()
-    }
-}
-
-impl Eq for RbNode {}
-
-impl Hash for RbNode {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        // as the derive over the kernel's fields would
-        self.parent.hash(state);
-        self.left.hash(state);
-        self.right.hash(state);
-        self.color.hash(state);
-        self.subtree_last.hash(state);
-    }
-}
-
-impl fmt::Debug for RbNode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RbNode")
-            .field("parent", &self.parent)
-            .field("left", &self.left)
-            .field("right", &self.right)
-            .field("color", &self.color)
-            .field("subtree_last", &self.subtree_last)
-            .finish()
-    }
-}
-
 /// One tree (the kernel's `rb_root_cached`). A node is a member exactly when its arena slot
 /// holds `Some`.
 ///
-/// Besides the kernel's links the tree keeps, as derived data, every member's in-order
-/// neighbours (in its record) and the leftmost member (the cache of `rb_root_cached`):
+/// The arena holds each member's [`Rec`] (its [`RbNode`] in 32 bytes). Besides the kernel's
+/// links the tree keeps, as derived data, every member's in-order neighbours (in its record)
+/// and the leftmost member (the cache of `rb_root_cached`):
 /// linking a node (`rb_link_node`, from the descent's parent and side) and erasing one (a
 /// splice) keep them right, and rotations and recolouring never change them. A link written
 /// by hand ([`RbRoot::node_mut`], [`RbRoot::set_root`]: corruption tests) may break the
@@ -106,7 +31,7 @@ impl fmt::Debug for RbNode {
 #[derive(Default)]
 pub struct RbRoot {
     pub(crate) root: Option<NodeId>,
-    pub(crate) nodes: Vec<Option<RbNode>>,
+    pub(crate) nodes: Vec<Option<Rec>>,
     pub(crate) count: usize,
     /// The leftmost member; meaningful while `hand_edited` is false.
     leftmost: Option<NodeId>,
@@ -138,15 +63,26 @@ impl fmt::Debug for RbRoot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RbRoot")
             .field("root", &self.root)
-            .field("nodes", &self.nodes)
+            .field("nodes", &Views(&self.nodes))
             .field("count", &self.count)
+            .finish()
+    }
+}
+
+/// The arena as `Debug` shows a `Vec<Option<RbNode>>`.
+struct Views<'a>(&'a [Option<Rec>]);
+
+impl fmt::Debug for Views<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|r| r.as_ref().map(Rec::view)))
             .finish()
     }
 }
 
 impl RbRoot {
     /// Trimmed view of the arena: trailing empty slots do not take part in equality or hashing.
-    fn significant(&self) -> &[Option<RbNode>] {
+    fn significant(&self) -> &[Option<Rec>] {
         let end = self
             .nodes
             .iter()
@@ -164,10 +100,16 @@ impl PartialEq for RbRoot {
 
 impl Eq for RbRoot {}
 
+/// Hashes as `(root, [Option<RbNode>])` (the slice's length, then each view): the neighbours
+/// take no part.
 impl Hash for RbRoot {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.root.hash(state);
-        self.significant().hash(state);
+        let sig = self.significant();
+        state.write_usize(sig.len());
+        for r in sig {
+            r.as_ref().map(Rec::view).hash(state);
+        }
     }
 }
 
@@ -193,20 +135,29 @@ impl RbRoot {
         self.count == 0
     }
 
-    pub fn node(&self, n: NodeId) -> Option<&RbNode> {
-        self.nodes.get(n as usize).and_then(|s| s.as_ref())
+    /// A member's node (a copy).
+    pub fn node(&self, n: NodeId) -> Option<RbNode> {
+        self.rec(n).map(Rec::view)
     }
 
-    /// Mutable access to a member's node record (used by corruption tests): the links may
-    /// be written by hand, so this tree stops keeping in-order neighbours (see [`RbRoot`]).
-    pub fn node_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
+    /// A member's node to write (used by corruption tests), stored back when the guard is
+    /// dropped: the links may be written by hand, so this tree stops keeping in-order
+    /// neighbours (see [`RbRoot`]).
+    pub fn node_mut(&mut self, n: NodeId) -> Option<NodeMut<'_>> {
         self.hand_edited = true;
-        self.rec_mut(n)
+        self.rec_mut(n).map(NodeMut::new)
+    }
+
+    /// A member's record.
+    #[inline(always)]
+    pub(crate) fn rec(&self, n: NodeId) -> Option<&Rec> {
+        self.nodes.get(n as usize).and_then(|s| s.as_ref())
     }
 
     /// Mutable access to a member's record for the tree algorithms, which keep the in-order
     /// sequence (or say how it changes: [`RbRoot::thread_in`], [`RbRoot::thread_out`]).
-    pub(crate) fn rec_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
+    #[inline(always)]
+    pub(crate) fn rec_mut(&mut self, n: NodeId) -> Option<&mut Rec> {
         self.nodes.get_mut(n as usize).and_then(|s| s.as_mut())
     }
 
@@ -235,9 +186,8 @@ impl RbRoot {
         if self.hand_edited {
             return None;
         }
-        let r = self.node(n)?;
-        let id = |x: NodeId| (x != NO_NODE).then_some(x);
-        Some((id(r.prev), id(r.next)))
+        let r = self.rec(n)?;
+        Some((opt(r.prev), opt(r.next)))
     }
 
     /// The leftmost member as kept (`rb_first_cached`); `None` when this tree no longer keeps
@@ -324,14 +274,15 @@ impl RbRoot {
                 if out.nodes.len() <= m {
                     out.nodes.resize(m + 1, None);
                 }
-                out.nodes[m] = Some(RbNode {
-                    parent: n.parent.map(map),
-                    left: n.left.map(map),
-                    right: n.right.map(map),
-                    color: n.color,
-                    subtree_last: n.subtree_last,
+                let link = |x: NodeId| if x == NO_NODE { NO_NODE } else { map(x) };
+                out.nodes[m] = Some(Rec {
+                    parent: link(n.parent),
+                    left: link(n.left),
+                    right: link(n.right),
                     prev: kept(n.prev),
                     next: kept(n.next),
+                    color: n.color,
+                    subtree_last: n.subtree_last,
                 });
             }
         }
@@ -370,22 +321,22 @@ impl RbRoot {
         let mut cur = self.root;
         loop {
             while let Some(c) = cur {
-                let Some(node) = self.node(c) else { break };
+                let Some(node) = self.rec(c) else { break };
                 if seen[c as usize] {
                     break;
                 }
                 seen[c as usize] = true;
                 stack.push(c);
-                cur = node.left;
+                cur = opt(node.left);
             }
             let Some(top) = stack.pop() else { break };
             out.push(top);
-            cur = self.node(top).and_then(|n| n.right);
+            cur = self.rec(top).and_then(|n| opt(n.right));
         }
     }
 
     /// Insert a fresh node record for `n` (growing the arena on demand).
-    pub(crate) fn alloc(&mut self, n: NodeId, node: RbNode) {
+    pub(crate) fn alloc(&mut self, n: NodeId, node: Rec) {
         let i = n as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, None);
@@ -529,10 +480,10 @@ mod tests {
     #[test]
     fn equality_and_hash_ignore_trailing_empty_slots() {
         let mut a = RbRoot::new();
-        a.alloc(0, RbNode::new_red(5));
+        a.alloc(0, Rec::new_red(5));
         a.set_root(Some(0));
         let mut b = a.clone();
-        b.alloc(9, RbNode::new_red(1));
+        b.alloc(9, Rec::new_red(1));
         b.free(9);
         assert_eq!(b.nodes.len(), 10);
         assert_eq!(a, b);
@@ -543,12 +494,73 @@ mod tests {
         assert_ne!(a, b);
     }
 
+    /// Every call a hasher gets, in order.
+    #[derive(Default)]
+    struct Calls(Vec<String>);
+
+    impl Hasher for Calls {
+        fn finish(&self) -> u64 {
+            0
+        }
+        fn write(&mut self, b: &[u8]) {
+            self.0.push(format!("{b:?}"));
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.0.push(format!("u8 {i}"));
+        }
+        fn write_u32(&mut self, i: u32) {
+            self.0.push(format!("u32 {i}"));
+        }
+        fn write_u64(&mut self, i: u64) {
+            self.0.push(format!("u64 {i}"));
+        }
+        fn write_usize(&mut self, i: usize) {
+            self.0.push(format!("usize {i}"));
+        }
+        fn write_isize(&mut self, i: isize) {
+            self.0.push(format!("isize {i}"));
+        }
+    }
+
+    #[test]
+    fn hash_debug_and_equality_are_those_of_the_kernel_fields() {
+        let keys: Vec<(u64, u64)> = [5, 1, 9, 3, 7].iter().map(|&s| (s, s + 2)).collect();
+        let mut t = RbRoot::new();
+        for n in 0..5 {
+            crate::tree::interval::insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
+        }
+        crate::tree::interval::remove(&mut t, &keys, 2, &mut TreeObs::default()).unwrap();
+        let views: Vec<Option<RbNode>> = (0..5).map(|n| t.node(n)).collect();
+        let (mut got, mut want) = (Calls::default(), Calls::default());
+        t.hash(&mut got);
+        t.root.hash(&mut want);
+        views.as_slice().hash(&mut want);
+        assert_eq!(got.0, want.0);
+        let want_debug = format!(
+            "RbRoot {{ root: {:?}, nodes: {:?}, count: 4 }}",
+            t.root, views
+        );
+        assert_eq!(format!("{t:?}"), want_debug);
+        assert!(format!("{t:#?}").contains("subtree_last"));
+        // the same links without kept neighbours: equal, same hash
+        let mut w = t.clone();
+        w.set_root(t.root);
+        for n in w.members() {
+            if let Some(r) = w.rec_mut(n) {
+                r.prev = NO_NODE;
+                r.next = NO_NODE;
+            }
+        }
+        assert_eq!(t, w);
+        assert_eq!(hash(&t), hash(&w));
+    }
+
     #[test]
     fn membership_and_lookups_out_of_range() {
         let mut t = RbRoot::new();
         assert!(t.is_empty() && !t.contains(3) && t.node(u32::MAX).is_none());
         assert!(t.node_mut(7).is_none());
-        t.alloc(3, RbNode::new_red(0));
+        t.alloc(3, Rec::new_red(0));
         assert!(t.contains(3) && !t.contains(2));
         assert_eq!(t.members(), vec![3]);
         t.free(3);
