@@ -190,6 +190,13 @@ impl RbRoot {
         Some((opt(r.prev), opt(r.next)))
     }
 
+    /// Whether this tree keeps the in-order neighbours: no link was written by hand, so its
+    /// links are those the tree algorithms left (a binary tree with consistent parents).
+    #[inline(always)]
+    pub(crate) fn keeps_order(&self) -> bool {
+        !self.hand_edited
+    }
+
     /// The leftmost member as kept (`rb_first_cached`); `None` when this tree no longer keeps
     /// it (the caller then walks the links).
     pub(crate) fn kept_leftmost(&self) -> Option<Option<NodeId>> {
