@@ -278,8 +278,6 @@ pub fn propagate(
 }
 
 /// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
-/// `start <= subtree_last(node)`.
-/// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
 /// `start <= subtree_last(node)`. As the kernel's since commit 19811285784f ("lib/interval_tree:
 /// skip the check before go to the right subtree", in mainline before v6.18, so in v7.3): when
 /// `node` starts at or before `last` but ends before `start`, and no left node reaches `start`,
@@ -298,6 +296,9 @@ fn subtree_search(
 ) -> Option<NodeId> {
     let mut node = node;
     loop {
+        // the right child's record is read when the search goes right: ask for it now, while
+        // the left child's value and this node's key are read
+        t.prefetch(t.right_of(node));
         check.visit(t, k, node, obs);
         if let Some(l) = t.left_of(node) {
             if start <= t.subtree_last_of(l) {
