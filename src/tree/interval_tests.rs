@@ -52,7 +52,6 @@ fn two_live_iterators_each_report_every_node_once() {
             break;
         }
     }
-    drop((a, b));
     assert_eq!((&ga, &gb), (&all, &all));
     assert_eq!(oa.stale, want.stale);
     assert_eq!(ob.stale, want.stale);
