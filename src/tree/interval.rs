@@ -409,8 +409,8 @@ pub(crate) fn iter_next(
     iter_next_with(t, k, n, first, last, obs, &mut StaleCheck::new("query"))
 }
 
-/// All nodes overlapping [first, last], in tree order (iter_first then iter_next); each
-/// node is checked for staleness at most once for the whole query. The same as
+/// All nodes overlapping [first, last], in tree order (iter_first then iter_next); a stale
+/// node the query passes is reported once for the whole query. The same as
 /// [`query_iter`] collected.
 pub fn query(
     t: &RbRoot,
