@@ -1,7 +1,8 @@
 //! Node records: [`RbNode`], the kernel's view of one node (links, colour, augmented value),
 //! and [`Rec`], how the arena of [`super::RbRoot`] stores it: the same fields in 32 bytes
 //! (links as ids, [`NO_NODE`] for none), plus the node's in-order neighbours, which the tree
-//! keeps for the stale-descent check.
+//! keeps for the stale-descent check. Tests: the record's size and view, and that a tree's
+//! hash, equality and `Debug` text are those of the views.
 
 use std::ops::{Deref, DerefMut};
 
@@ -139,6 +140,76 @@ impl Drop for NodeMut<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::{RbRoot, TreeObs};
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+
+    fn hash(t: &RbRoot) -> u64 {
+        let mut h = DefaultHasher::new();
+        t.hash(&mut h);
+        h.finish()
+    }
+
+    /// Every call a hasher gets, in order.
+    #[derive(Default)]
+    struct Calls(Vec<String>);
+
+    impl Hasher for Calls {
+        fn finish(&self) -> u64 {
+            0
+        }
+        fn write(&mut self, b: &[u8]) {
+            self.0.push(format!("{b:?}"));
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.0.push(format!("u8 {i}"));
+        }
+        fn write_u32(&mut self, i: u32) {
+            self.0.push(format!("u32 {i}"));
+        }
+        fn write_u64(&mut self, i: u64) {
+            self.0.push(format!("u64 {i}"));
+        }
+        fn write_usize(&mut self, i: usize) {
+            self.0.push(format!("usize {i}"));
+        }
+        fn write_isize(&mut self, i: isize) {
+            self.0.push(format!("isize {i}"));
+        }
+    }
+
+    #[test]
+    fn hash_debug_and_equality_are_those_of_the_kernel_fields() {
+        let keys: Vec<(u64, u64)> = [5, 1, 9, 3, 7].iter().map(|&s| (s, s + 2)).collect();
+        let mut t = RbRoot::new();
+        for n in 0..5 {
+            crate::tree::interval::insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
+        }
+        crate::tree::interval::remove(&mut t, &keys, 2, &mut TreeObs::default()).unwrap();
+        let views: Vec<Option<RbNode>> = (0..5).map(|n| t.node(n)).collect();
+        let (mut got, mut want) = (Calls::default(), Calls::default());
+        t.hash(&mut got);
+        t.root.hash(&mut want);
+        views.as_slice().hash(&mut want);
+        assert_eq!(got.0, want.0);
+        let want_debug = format!(
+            "RbRoot {{ root: {:?}, nodes: {:?}, count: 4 }}",
+            t.root, views
+        );
+        assert_eq!(format!("{t:?}"), want_debug);
+        assert!(format!("{t:#?}").contains("subtree_last"));
+        // the same links without kept neighbours: equal, same hash
+        let mut w = t.clone();
+        w.set_root(t.root);
+        for n in w.members() {
+            if let Some(r) = w.rec_mut(n) {
+                r.prev = NO_NODE;
+                r.next = NO_NODE;
+            }
+        }
+        assert_eq!(t, w);
+        assert_eq!(hash(&t), hash(&w));
+    }
 
     #[test]
     fn a_record_is_32_bytes_and_reads_back_its_view() {

@@ -1,5 +1,6 @@
-//! Core data types of the tree module: the per-id node arena ([`RbRoot`]), node records,
-//! the key-reading trait, the work/stale-descent observer and the precondition errors.
+//! Core data types of the tree module: the per-id node arena ([`RbRoot`]; its node records
+//! are in `record`), the key-reading trait, the work/stale-descent observer and the
+//! precondition errors.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -515,67 +516,6 @@ mod tests {
         // A differing record is not equal.
         b.node_mut(0).unwrap().subtree_last = 6;
         assert_ne!(a, b);
-    }
-
-    /// Every call a hasher gets, in order.
-    #[derive(Default)]
-    struct Calls(Vec<String>);
-
-    impl Hasher for Calls {
-        fn finish(&self) -> u64 {
-            0
-        }
-        fn write(&mut self, b: &[u8]) {
-            self.0.push(format!("{b:?}"));
-        }
-        fn write_u8(&mut self, i: u8) {
-            self.0.push(format!("u8 {i}"));
-        }
-        fn write_u32(&mut self, i: u32) {
-            self.0.push(format!("u32 {i}"));
-        }
-        fn write_u64(&mut self, i: u64) {
-            self.0.push(format!("u64 {i}"));
-        }
-        fn write_usize(&mut self, i: usize) {
-            self.0.push(format!("usize {i}"));
-        }
-        fn write_isize(&mut self, i: isize) {
-            self.0.push(format!("isize {i}"));
-        }
-    }
-
-    #[test]
-    fn hash_debug_and_equality_are_those_of_the_kernel_fields() {
-        let keys: Vec<(u64, u64)> = [5, 1, 9, 3, 7].iter().map(|&s| (s, s + 2)).collect();
-        let mut t = RbRoot::new();
-        for n in 0..5 {
-            crate::tree::interval::insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
-        }
-        crate::tree::interval::remove(&mut t, &keys, 2, &mut TreeObs::default()).unwrap();
-        let views: Vec<Option<RbNode>> = (0..5).map(|n| t.node(n)).collect();
-        let (mut got, mut want) = (Calls::default(), Calls::default());
-        t.hash(&mut got);
-        t.root.hash(&mut want);
-        views.as_slice().hash(&mut want);
-        assert_eq!(got.0, want.0);
-        let want_debug = format!(
-            "RbRoot {{ root: {:?}, nodes: {:?}, count: 4 }}",
-            t.root, views
-        );
-        assert_eq!(format!("{t:?}"), want_debug);
-        assert!(format!("{t:#?}").contains("subtree_last"));
-        // the same links without kept neighbours: equal, same hash
-        let mut w = t.clone();
-        w.set_root(t.root);
-        for n in w.members() {
-            if let Some(r) = w.rec_mut(n) {
-                r.prev = NO_NODE;
-                r.next = NO_NODE;
-            }
-        }
-        assert_eq!(t, w);
-        assert_eq!(hash(&t), hash(&w));
     }
 
     #[test]
