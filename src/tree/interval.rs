@@ -3,8 +3,6 @@
 //! LAST in the subtree. Keys are read through [`IntervalKeys`] at the moment of use, and every
 //! key-driven descent can check each node it passes for a stale position (`stale-descent`).
 
-use std::cell::Cell;
-
 use super::rbtree::{self, Augment, Side};
 use super::types::{IntervalKeys, NodeId, RbRoot, StaleDescent, TreeError, TreeObs};
 
@@ -70,141 +68,104 @@ impl<K: IntervalKeys + ?Sized> Augment for IntervalAugment<'_, K> {
     }
 }
 
-/// What this thread knows of one node id for [`StaleCheck`].
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    /// The epoch of the operation that last examined the node.
-    epoch: u32,
-    /// The node's in-order neighbours (`NONE`: none) in the links of version `version` (0:
-    /// nothing kept).
-    prev: NodeId,
-    next: NodeId,
-    version: u64,
-}
-
-const NONE: NodeId = NodeId::MAX;
-
-/// This thread's slots, indexed by node id, and the last epoch handed out. Every slot's epoch
-/// is at most that epoch.
-#[derive(Default)]
-struct Marks {
-    epoch: u32,
-    slots: Vec<Slot>,
-}
-
-thread_local! {
-    static MARKS: Cell<Marks> = const {
-        Cell::new(Marks {
-            epoch: 0,
-            slots: Vec::new(),
-        })
-    };
-}
-
-/// Per-operation stale-descent checker: each node is examined once per operation, and each
-/// examination costs O(1) while the tree's links are unchanged.
+/// Per-operation stale-descent checker: each node the operation passes is examined (its
+/// current start against its in-order neighbours'), and a stale one is reported once per
+/// operation however often the operation passes it.
 ///
-/// - Whether a node was already examined is one compare: the operation takes a fresh epoch
-///   and marks each node it examines with it, in this thread's slot array (indexed by node
-///   id, grown on demand and kept between operations, so nothing is allocated per operation
-///   once it covers the ids).
-/// - The node's in-order neighbours (`rb_prev`/`rb_next`, a walk of up to the tree's height)
-///   are kept in the same slot with the links' version ([`RbRoot::links_version`]) and reused
-///   while the version is the same: later queries of an unchanged tree find them at once.
-///   Only the neighbours' ids are kept; their starts are read at the moment of use, as
+/// - An examination is O(1): the neighbours (`rb_prev`/`rb_next`) are read from the node's
+///   record, where the tree keeps them (see [`RbRoot`]); only a tree whose links were written
+///   by hand makes it walk the links instead. Their starts are read at the moment of use, as
 ///   every key is.
-///
-/// The slots are taken on the first examined node, so an operation with the check off never
-/// touches them, and handed back when the operation ends.
+/// - Nothing is marked and nothing allocated: within one operation the keys and links do not
+///   change, so a node examined again gets the same verdict, and only a stale node looks
+///   whether this operation already reported it (among this operation's reports).
 struct StaleCheck {
     op: &'static str,
-    marks: Marks,
-    /// Whether `marks` was taken from [`MARKS`] (and goes back on drop).
-    taken: bool,
+    /// Where this operation's reports begin in `obs.stale` (`usize::MAX`: none yet).
+    first_report: usize,
+    /// The operation is a whole query from the root ([`query_iter`]), not one `iter_next`.
+    whole_query: bool,
+}
+
+/// `rb_prev` and `rb_next` by walking the links, for a tree that no longer keeps them.
+#[cold]
+#[inline(never)]
+fn walk_neighbours(t: &RbRoot, n: NodeId) -> (Option<NodeId>, Option<NodeId>) {
+    (rbtree::prev(t, n), rbtree::next(t, n))
 }
 
 impl StaleCheck {
     fn new(op: &'static str) -> Self {
         StaleCheck {
             op,
-            marks: Marks::default(),
-            taken: false,
+            first_report: usize::MAX,
+            whole_query: false,
         }
     }
 
-    fn take(&mut self) {
-        let mut m = MARKS.with(Cell::take);
-        m.epoch = match m.epoch.checked_add(1) {
-            Some(e) => e,
-            None => {
-                // after 2^32 operations: forget every mark (the neighbours stay right)
-                for s in &mut m.slots {
-                    s.epoch = 0;
-                }
-                1
-            }
-        };
-        self.marks = m;
-        self.taken = true;
+    /// The check of a whole query ([`query_iter`]).
+    fn whole_query() -> Self {
+        StaleCheck {
+            whole_query: true,
+            ..StaleCheck::new("query")
+        }
     }
 
+    /// `iter_next` climbed to `n` from its left subtree. A whole query entered that subtree
+    /// only by descending through `n` (it starts at the root, and its other descents start at
+    /// right children), so it examined `n` then, with the verdict it would get now: counted as
+    /// a visit, not examined again. Not so for one `iter_next` on its own, nor in a tree whose
+    /// links were written by hand (its parent links may lead anywhere).
+    #[inline(always)]
+    fn revisit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
+        if self.whole_query && t.keeps_order() {
+            obs.stats.visits += 1;
+        } else {
+            self.visit(t, k, n, obs);
+        }
+    }
+
+    #[inline(always)]
     fn visit(&mut self, t: &RbRoot, k: &impl IntervalKeys, n: NodeId, obs: &mut TreeObs) {
         obs.stats.visits += 1;
         if !obs.check_stale {
             return;
         }
-        if !self.taken {
-            self.take();
-        }
-        let i = n as usize;
-        if i >= self.marks.slots.len() {
-            self.marks.slots.resize(i + 1, Slot::default());
-        }
-        let epoch = self.marks.epoch;
-        let slot = &mut self.marks.slots[i];
-        if slot.epoch == epoch {
-            return;
-        }
-        slot.epoch = epoch;
-        let version = t.links_version();
-        let (p, s) = if slot.version == version {
-            let id = |x: NodeId| (x != NONE).then_some(x);
-            (id(slot.prev), id(slot.next))
-        } else {
-            let (p, s) = (rbtree::prev(t, n), rbtree::next(t, n));
-            // an id of NodeId::MAX cannot be kept: it is a slot's "none"
-            if p != Some(NONE) && s != Some(NONE) {
-                slot.prev = p.unwrap_or(NONE);
-                slot.next = s.unwrap_or(NONE);
-                slot.version = version;
-            }
-            (p, s)
+        let (p, s) = match t.neighbours(n) {
+            Some(ps) => ps,
+            None => walk_neighbours(t, n),
         };
         let start = k.start(n);
-        let pred = p.map(|p| (p, k.start(p)));
-        let succ = s.map(|s| (s, k.start(s)));
-        let before_pred = pred.is_some_and(|(_, ps)| start < ps);
-        let after_succ = succ.is_some_and(|(_, ss)| start > ss);
+        let before_pred = p.is_some_and(|p| start < k.start(p));
+        let after_succ = s.is_some_and(|s| start > k.start(s));
         if before_pred || after_succ {
-            obs.stale.push(StaleDescent {
-                op: self.op,
-                node: n,
-                start,
-                pred,
-                succ,
-            });
+            self.report(n, start, p, s, k, obs);
         }
     }
-}
 
-impl Drop for StaleCheck {
-    fn drop(&mut self) {
-        if self.taken {
-            // A check that overlapped this one (two live query iterators) may have put its
-            // slots back meanwhile; either array keeps every mark at most its epoch.
-            let marks = std::mem::take(&mut self.marks);
-            MARKS.with(|m| m.set(marks));
+    #[cold]
+    #[inline(never)]
+    fn report(
+        &mut self,
+        n: NodeId,
+        start: u64,
+        p: Option<NodeId>,
+        s: Option<NodeId>,
+        k: &impl IntervalKeys,
+        obs: &mut TreeObs,
+    ) {
+        if self.first_report == usize::MAX {
+            self.first_report = obs.stale.len();
+        } else if obs.stale[self.first_report..].iter().any(|r| r.node == n) {
+            return;
         }
+        obs.stale.push(StaleDescent {
+            op: self.op,
+            node: n,
+            start,
+            pred: p.map(|p| (p, k.start(p))),
+            succ: s.map(|s| (s, k.start(s))),
+        });
     }
 }
 
@@ -317,8 +278,6 @@ pub fn propagate(
 }
 
 /// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
-/// `start <= subtree_last(node)`.
-/// `subtree_search`: the leftmost node under `node` overlapping [start, last], given that
 /// `start <= subtree_last(node)`. As the kernel's since commit 19811285784f ("lib/interval_tree:
 /// skip the check before go to the right subtree", in mainline before v6.18, so in v7.3): when
 /// `node` starts at or before `last` but ends before `start`, and no left node reaches `start`,
@@ -337,6 +296,9 @@ fn subtree_search(
 ) -> Option<NodeId> {
     let mut node = node;
     loop {
+        // the right child's record is read when the search goes right: ask for it now, while
+        // the left child's value and this node's key are read
+        t.prefetch(t.right_of(node));
         check.visit(t, k, node, obs);
         if let Some(l) = t.left_of(node) {
             if start <= t.subtree_last_of(l) {
@@ -377,8 +339,9 @@ fn iter_first_with(
     if t.subtree_last_of(root) < first {
         return None;
     }
-    // The kernel keeps the leftmost node cached (rb_root_cached); we find it structurally,
-    // which is the same node, and do not count it as visits.
+    // The kernel keeps the leftmost node cached (rb_root_cached), and so does the tree (or
+    // finds it structurally, the same node, once it no longer keeps it): not counted as
+    // visits.
     let leftmost = rbtree::first(t)?;
     if k.start(leftmost) > last {
         return None;
@@ -414,7 +377,7 @@ fn iter_next_with(
                 break;
             }
         }
-        check.visit(t, k, node, obs);
+        check.revisit(t, k, node, obs);
         if last < k.start(node) {
             return None;
         } else if first <= k.last(node) {
@@ -446,8 +409,8 @@ pub(crate) fn iter_next(
     iter_next_with(t, k, n, first, last, obs, &mut StaleCheck::new("query"))
 }
 
-/// All nodes overlapping [first, last], in tree order (iter_first then iter_next); each
-/// node is checked for staleness at most once for the whole query. The same as
+/// All nodes overlapping [first, last], in tree order (iter_first then iter_next); a stale
+/// node the query passes is reported once for the whole query. The same as
 /// [`query_iter`] collected.
 pub fn query(
     t: &RbRoot,
@@ -475,7 +438,7 @@ pub(crate) fn query_iter<'a, K: IntervalKeys + ?Sized>(
         first,
         last,
         obs,
-        check: StaleCheck::new("query"),
+        check: StaleCheck::whole_query(),
         started: false,
         at: None,
         returned: 0,

@@ -1,5 +1,6 @@
-//! Unit tests of the interval tree's stale-descent bookkeeping: the marks across the epoch
-//! wrapping, two live query iterators, and the in-order neighbours kept per links version.
+//! Unit tests of the interval tree's stale-descent check: two live query iterators, a rekeyed
+//! node judged by the neighbours later inserts and erases give it, and the in-order neighbours
+//! and leftmost node the tree keeps against its in-order sequence on random op lists.
 
 use super::*;
 
@@ -11,42 +12,32 @@ fn tree(keys: &Vec<(u64, u64)>) -> RbRoot {
     t
 }
 
-#[test]
-fn stale_marks_survive_the_epoch_wrapping() {
-    let mut keys: Vec<(u64, u64)> = (0..8).map(|i| (i * 10, i * 10 + 9)).collect();
-    let t = tree(&keys);
-    keys[0] = (75, 79); // stale: n0 now sorts after n7 but sits first
-    let mut before = TreeObs::checking();
-    let hits = query(&t, &keys, 0, 100, &mut before);
-    MARKS.with(|m| {
-        let mut marks = m.take();
-        marks.epoch = u32::MAX - 1;
-        m.set(marks);
-    });
-    for _ in 0..3 {
-        let mut obs = TreeObs::checking();
-        assert_eq!(query(&t, &keys, 0, 100, &mut obs), hits);
-        assert_eq!(obs.stale, before.stale);
+/// A tree that keeps no neighbours: its checks walk the links, as `rb_prev`/`rb_next` do.
+fn walking() -> RbRoot {
+    let mut t = RbRoot::new();
+    t.set_root(None);
+    t
+}
+
+/// The kept neighbours and leftmost of `t` are those of its in-order sequence.
+fn assert_kept_in_order(t: &RbRoot) {
+    let order = t.inorder();
+    assert_eq!(t.kept_leftmost(), Some(order.first().copied()));
+    for (i, &n) in order.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| order[j]);
+        let next = order.get(i + 1).copied();
+        assert_eq!(t.neighbours(n), Some((prev, next)), "n{n} in {order:?}");
     }
-    assert!(!before.stale.is_empty());
-    assert_eq!(
-        MARKS.with(|m| {
-            let v = m.take();
-            let e = v.epoch;
-            m.set(v);
-            e
-        }),
-        2
-    );
 }
 
 #[test]
-fn two_live_iterators_each_check_every_node_once() {
+fn two_live_iterators_each_report_every_node_once() {
     let mut keys: Vec<(u64, u64)> = (0..16).map(|i| (i * 4, i * 4 + 20)).collect();
     let t = tree(&keys);
     keys[5] = (1, 2);
     let mut want = TreeObs::checking();
     let all = query(&t, &keys, 0, 100, &mut want);
+    assert!(!want.stale.is_empty());
     let (mut oa, mut ob) = (TreeObs::checking(), TreeObs::checking());
     let mut a = query_iter(&t, &keys, 0, 100, &mut oa);
     let mut b = query_iter(&t, &keys, 0, 100, &mut ob);
@@ -59,70 +50,119 @@ fn two_live_iterators_each_check_every_node_once() {
             break;
         }
     }
-    drop((a, b));
     assert_eq!((&ga, &gb), (&all, &all));
     assert_eq!(oa.stale, want.stale);
     assert_eq!(ob.stale, want.stale);
     assert_eq!((oa.stats, ob.stats), (want.stats, want.stats));
-    // and the marks still work after both went back
-    let mut again = TreeObs::checking();
-    assert_eq!(query(&t, &keys, 0, 100, &mut again), all);
-    assert_eq!(again.stale, want.stale);
+    let mut nodes: Vec<NodeId> = want.stale.iter().map(|s| s.node).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    assert_eq!(nodes.len(), want.stale.len(), "a node reported twice");
 }
 
 #[test]
-fn kept_neighbours_are_those_of_the_current_links() {
-    // After every change (insert, erase, a key changed in place, a link overwritten by
-    // hand) a checked query of the tree reports what the same query of a fresh copy
-    // (whose links have a version never seen) reports.
-    let mut rng = crate::tree::bench::SplitMix64(7);
-    let mut keys: Vec<(u64, u64)> = Vec::new();
-    let mut t = RbRoot::new();
-    let mut members: Vec<NodeId> = Vec::new();
-    let fresh = |t: &RbRoot| t.remap(&|n| n);
-    for round in 0..3000 {
-        match rng.below(10) {
-            0..=3 => {
-                let s = rng.below(200);
-                keys.push((s, s + rng.below(20)));
-                let n = keys.len() as NodeId - 1;
-                insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
-                members.push(n);
-            }
-            4 | 5 if !members.is_empty() => {
-                let i = rng.below(members.len() as u64) as usize;
-                remove(
-                    &mut t,
-                    &keys,
-                    members.swap_remove(i),
-                    &mut TreeObs::default(),
-                )
-                .unwrap();
-            }
-            6 if !keys.is_empty() => {
-                let i = rng.below(keys.len() as u64) as usize;
-                let s = rng.below(200);
-                keys[i] = (s, s + rng.below(20));
-            }
-            7 if round % 97 == 0 && members.len() > 2 => {
-                // swap two members' left links: a corrupted tree
-                let (a, b) = (members[0], members[1]);
-                let (la, lb) = (t.left_of(a), t.left_of(b));
-                t.node_mut(a).unwrap().left = lb;
-                t.node_mut(b).unwrap().left = la;
-            }
-            _ => {}
-        }
-        for _ in 0..3 {
-            let f = rng.below(220);
-            let l = f + rng.below(30);
+fn a_rekeyed_node_is_judged_by_its_neighbours_of_the_moment() {
+    // n0..n7 start at 0, 10, ..., 70; n3 is rekeyed in place, and later inserts and erases
+    // change its neighbours: whether it is stale (and with it the neighbour it is inverted
+    // with) follows its neighbours of the moment.
+    let mut keys: Vec<(u64, u64)> = (0..8).map(|i| (i * 10, i * 10 + 5)).collect();
+    let mut t = tree(&keys);
+    // (node, pred, succ) of each report of a checked query of everything, sorted by node
+    let stale_of = |t: &RbRoot, keys: &Vec<(u64, u64)>| {
+        let mut obs = TreeObs::checking();
+        assert_eq!(query(t, keys, 0, 100, &mut obs).len(), t.len());
+        let mut r: Vec<_> = obs.stale.iter().map(|s| (s.node, s.pred, s.succ)).collect();
+        r.sort_unstable();
+        r
+    };
+    keys[3] = (34, 39); // still between n2 (20) and n4 (40)
+    assert!(stale_of(&t, &keys).is_empty());
+    // a new predecessor for n3: n8 at 32 sorts between n2 and n3
+    keys.push((32, 33));
+    insert(&mut t, &keys, 8, &mut TreeObs::checking()).unwrap();
+    assert_eq!(t.neighbours(3), Some((Some(8), Some(4))));
+    assert!(stale_of(&t, &keys).is_empty());
+    // 31 is after n2 (20) but before the predecessor the insert gave it
+    keys[3] = (31, 39);
+    assert_eq!(
+        stale_of(&t, &keys),
+        vec![
+            (3, Some((8, 32)), Some((4, 40))),
+            (8, Some((2, 20)), Some((3, 31)))
+        ]
+    );
+    // erasing that predecessor puts n3 back in place
+    remove(&mut t, &keys, 8, &mut TreeObs::checking()).unwrap();
+    assert_eq!(t.neighbours(3), Some((Some(2), Some(4))));
+    assert!(stale_of(&t, &keys).is_empty());
+    // 45 is after its successor n4 (40); erasing n4 gives it n5 (50) and puts it in place
+    keys[3] = (45, 49);
+    assert_eq!(stale_of(&t, &keys).len(), 2);
+    remove(&mut t, &keys, 4, &mut TreeObs::checking()).unwrap();
+    assert!(stale_of(&t, &keys).is_empty());
+    keys[3] = (55, 59);
+    assert_eq!(
+        stale_of(&t, &keys),
+        vec![
+            (3, Some((2, 20)), Some((5, 50))),
+            (5, Some((3, 55)), Some((6, 60)))
+        ]
+    );
+    assert_kept_in_order(&t);
+}
+
+/// On random op lists (stale keys included), the tree keeps its in-order neighbours and
+/// leftmost node right after every insert, insert_after and erase, and a checked query
+/// reports and counts what the same query of a tree that walks the links does. (The reports
+/// against a brute-force in-order check, as a property test: tests/tree/tree_stale.rs.)
+#[test]
+fn kept_neighbours_follow_every_change() {
+    let mut rng = crate::tree::bench::SplitMix64(15);
+    for _ in 0..200 {
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        let (mut t, mut w) = (RbRoot::new(), walking());
+        let mut members: Vec<NodeId> = Vec::new();
+        for _ in 0..rng.below(100) {
             let (mut a, mut b) = (TreeObs::checking(), TreeObs::checking());
-            let copy = fresh(&t);
-            assert_eq!(
-                query(&t, &keys, f, l, &mut a),
-                query(&copy, &keys, f, l, &mut b)
-            );
-            assert_eq!(a.stale, b.stale, "round {round}");
+            let s = rng.below(60);
+            match rng.below(10) {
+                0..=3 => {
+                    keys.push((s, s + rng.below(12)));
+                    let n = keys.len() as NodeId - 1;
+                    insert(&mut t, &keys, n, &mut a).unwrap();
+                    insert(&mut w, &keys, n, &mut b).unwrap();
+                    members.push(n);
+                }
+                4 if !members.is_empty() => {
+                    let p = members[rng.below(members.len() as u64) as usize];
+                    keys.push(keys[p as usize]);
+                    let n = keys.len() as NodeId - 1;
+                    insert_after(&mut t, &keys, n, p, &mut a).unwrap();
+                    insert_after(&mut w, &keys, n, p, &mut b).unwrap();
+                    members.push(n);
+                }
+                5 | 6 if !members.is_empty() => {
+                    let n = members.swap_remove(rng.below(members.len() as u64) as usize);
+                    remove(&mut t, &keys, n, &mut a).unwrap();
+                    remove(&mut w, &keys, n, &mut b).unwrap();
+                }
+                7 if !members.is_empty() => {
+                    let n = members[rng.below(members.len() as u64) as usize];
+                    keys[n as usize] = (s, s + rng.below(12));
+                }
+                _ => {
+                    let f = rng.below(70);
+                    let l = f + rng.below(20);
+                    assert_eq!(
+                        query(&t, &keys, f, l, &mut a),
+                        query(&w, &keys, f, l, &mut b)
+                    );
+                }
+            }
+            assert_eq!(a.stale, b.stale);
+            assert_eq!(a.stats, b.stats);
+            assert!(t == w);
+            assert_kept_in_order(&t);
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod bench;
 pub mod interval;
 pub mod ops;
 pub mod rbtree;
+mod record;
 pub mod render;
 pub mod types;
 pub mod validate;

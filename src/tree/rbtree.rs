@@ -8,7 +8,8 @@
 //! None of these functions reads a key. They tolerate corrupted links (missing nodes read as
 //! black leaves) instead of panicking, but then the result is unspecified.
 
-use super::types::{Color, NodeId, RbNode, RbRoot, TreeObs};
+use super::record::{opt, raw, Rec};
+use super::types::{Color, NodeId, RbRoot, TreeObs};
 
 /// Which child.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,14 +55,17 @@ impl Augment for NoAugment {
 // ---- small link accessors (missing nodes read as absent / black) ----
 
 impl RbRoot {
+    #[inline(always)]
     pub(crate) fn parent_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.parent)
+        self.rec(n).and_then(|x| opt(x.parent))
     }
+    #[inline(always)]
     pub(crate) fn left_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.left)
+        self.rec(n).and_then(|x| opt(x.left))
     }
+    #[inline(always)]
     pub(crate) fn right_of(&self, n: NodeId) -> Option<NodeId> {
-        self.node(n).and_then(|x| x.right)
+        self.rec(n).and_then(|x| opt(x.right))
     }
     pub(crate) fn child(&self, n: NodeId, s: Side) -> Option<NodeId> {
         match s {
@@ -70,36 +74,37 @@ impl RbRoot {
         }
     }
     pub(crate) fn is_red(&self, n: NodeId) -> bool {
-        self.node(n).is_some_and(|x| x.color == Color::Red)
+        self.rec(n).is_some_and(|x| x.color == Color::Red)
     }
     pub(crate) fn is_black(&self, n: NodeId) -> bool {
         !self.is_red(n)
     }
+    #[inline(always)]
     pub(crate) fn subtree_last_of(&self, n: NodeId) -> u64 {
-        self.node(n).map_or(0, |x| x.subtree_last)
+        self.rec(n).map_or(0, |x| x.subtree_last)
     }
     fn set_child(&mut self, n: NodeId, s: Side, c: Option<NodeId>) {
-        if let Some(x) = self.node_mut(n) {
+        if let Some(x) = self.rec_mut(n) {
             match s {
-                Side::Left => x.left = c,
-                Side::Right => x.right = c,
+                Side::Left => x.left = raw(c),
+                Side::Right => x.right = raw(c),
             }
         }
     }
     fn set_parent(&mut self, n: NodeId, p: Option<NodeId>) {
-        if let Some(x) = self.node_mut(n) {
-            x.parent = p;
+        if let Some(x) = self.rec_mut(n) {
+            x.parent = raw(p);
         }
     }
     fn set_parent_color(&mut self, n: NodeId, p: Option<NodeId>, c: Color) {
-        if let Some(x) = self.node_mut(n) {
-            x.parent = p;
+        if let Some(x) = self.rec_mut(n) {
+            x.parent = raw(p);
             x.color = c;
         }
     }
     fn parent_color(&self, n: NodeId) -> (Option<NodeId>, Color) {
-        self.node(n)
-            .map_or((None, Color::Black), |x| (x.parent, x.color))
+        self.rec(n)
+            .map_or((None, Color::Black), |x| (opt(x.parent), x.color))
     }
     /// `__rb_change_child`: make `new` take `old`'s place under `parent` (or at the root).
     fn change_child(&mut self, old: NodeId, new: Option<NodeId>, parent: Option<NodeId>) {
@@ -111,10 +116,7 @@ impl RbRoot {
                     self.set_child(p, Side::Right, new);
                 }
             }
-            None => {
-                self.links_changed();
-                self.root = new;
-            }
+            None => self.put_root(new),
         }
     }
     /// `__rb_rotate_set_parents`: `new` takes `old`'s parent and colour, `old` goes under
@@ -128,18 +130,28 @@ impl RbRoot {
 }
 
 /// `rb_link_node`: create `n`'s record as a red leaf under `parent` on `side` (or as the root).
-/// The caller must have checked that `n` is not a member and that the slot is empty.
+/// The caller must have checked that `n` is not a member and that the slot is empty. The new
+/// leaf's in-order neighbours follow from where it hangs: a left child comes right after its
+/// parent's predecessor and before its parent, a right child right after its parent and
+/// before its parent's successor.
 pub fn link_node(t: &mut RbRoot, n: NodeId, parent: Option<NodeId>, side: Side, subtree_last: u64) {
-    let mut rec = RbNode::new_red(subtree_last);
-    rec.parent = parent;
+    // None: not kept, or a misuse (parent not a member, or its child slot taken)
+    let around = match parent {
+        None => Some((None, None)),
+        Some(p) if t.child(p, side).is_some() => None,
+        Some(p) => t.neighbours(p).map(|(prev, next)| match side {
+            Side::Left => (prev, Some(p)),
+            Side::Right => (Some(p), next),
+        }),
+    };
+    let mut rec = Rec::new_red(subtree_last);
+    rec.parent = raw(parent);
     t.alloc(n, rec);
     match parent {
         Some(p) => t.set_child(p, side, Some(n)),
-        None => {
-            t.links_changed();
-            t.root = Some(n);
-        }
+        None => t.put_root(Some(n)),
     }
+    t.thread_in(n, around);
 }
 
 /// `__rb_insert`: rebalance after linking the red node `node`.
@@ -240,7 +252,7 @@ pub(crate) fn erase_color(t: &mut RbRoot, parent: NodeId, aug: &impl Augment, ob
                 // Case 2: sibling colour flip (parent may be either colour).
                 t.set_parent_color(sib, Some(parent), Color::Red);
                 if t.is_red(parent) {
-                    if let Some(x) = t.node_mut(parent) {
+                    if let Some(x) = t.rec_mut(parent) {
                         x.color = Color::Black;
                     }
                 } else {
@@ -378,7 +390,10 @@ fn erase_augmented(
 }
 
 /// `rb_erase_augmented`: unlink `node` (which must be a member), rebalance, and drop its record.
+/// The erased node's neighbours become each other's (the successor that may take its place
+/// keeps its own place in order).
 pub fn erase(t: &mut RbRoot, node: NodeId, aug: &impl Augment, obs: &mut TreeObs) {
+    t.thread_out(node);
     let rebalance = erase_augmented(t, node, aug, obs);
     t.free(node);
     if let Some(p) = rebalance {
@@ -386,8 +401,12 @@ pub fn erase(t: &mut RbRoot, node: NodeId, aug: &impl Augment, obs: &mut TreeObs
     }
 }
 
-/// `rb_first`: the leftmost node.
+/// `rb_first`: the leftmost node (`rb_first_cached` while the tree keeps it, see
+/// [`RbRoot`]).
 pub fn first(t: &RbRoot) -> Option<NodeId> {
+    if let Some(kept) = t.kept_leftmost() {
+        return kept;
+    }
     let mut n = t.root?;
     while let Some(l) = t.left_of(n) {
         n = l;

@@ -1,10 +1,12 @@
-//! Core data types of the tree module: the per-id node arena ([`RbRoot`]), node records,
-//! the key-reading trait, the work/stale-descent observer and the precondition errors.
+//! Core data types of the tree module: the per-id node arena ([`RbRoot`]; its node records
+//! are in `record`), the key-reading trait, the work/stale-descent observer and the
+//! precondition errors.
 
-use std::cell::Cell;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::record::{opt, Rec, NO_NODE};
+pub use super::record::{NodeMut, RbNode};
 
 /// Id of the object that embeds a tree node (a VMA id or an AVC id).
 pub type NodeId = u32;
@@ -16,45 +18,26 @@ pub enum Color {
     Black,
 }
 
-/// The rb links, colour and augmented value of one node (`struct rb_node` plus
-/// `rb_subtree_last`). The key is deliberately absent.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RbNode {
-    pub parent: Option<NodeId>,
-    pub left: Option<NodeId>,
-    pub right: Option<NodeId>,
-    pub color: Color,
-    pub subtree_last: u64,
-}
-
-impl RbNode {
-    /// A detached red node with the given augmented value (what `rb_link_node` starts from).
-    pub(crate) fn new_red(subtree_last: u64) -> Self {
-        RbNode {
-            parent: None,
-            left: None,
-            right: None,
-            color: Color::Red,
-            subtree_last,
-        }
-    }
-}
-
-/// One tree (the kernel's `rb_root`; the leftmost cache of `rb_root_cached` is recomputed on
-/// demand). A node is a member exactly when its arena slot holds `Some`.
+/// One tree (the kernel's `rb_root_cached`). A node is a member exactly when its arena slot
+/// holds `Some`.
 ///
-/// Every change of a link goes through `&mut self` and clears the links' version; a reader
-/// asks for the version ([`RbRoot::links_version`]) and gets a number no other set of links
-/// ever had, so a cache keyed by it (the stale-descent check's in-order neighbours) is never
-/// read for links it was not computed on. A clone keeps the version: its links are the same.
-/// The version takes no part in equality, hashing or `Debug`.
+/// The arena holds each member's [`Rec`] (its [`RbNode`] in 32 bytes). Besides the kernel's
+/// links the tree keeps, as derived data, every member's in-order neighbours (in its record)
+/// and the leftmost member (the cache of `rb_root_cached`):
+/// linking a node (`rb_link_node`, from the descent's parent and side) and erasing one (a
+/// splice) keep them right, and rotations and recolouring never change them. A link written
+/// by hand ([`RbRoot::node_mut`], [`RbRoot::set_root`]: corruption tests) may break the
+/// in-order sequence, so from then on this tree no longer keeps them and its readers walk the
+/// links instead. None of this takes part in equality, hashing or `Debug`.
 #[derive(Default)]
 pub struct RbRoot {
     pub(crate) root: Option<NodeId>,
-    pub(crate) nodes: Vec<Option<RbNode>>,
+    pub(crate) nodes: Vec<Option<Rec>>,
     pub(crate) count: usize,
-    /// 0: not asked for since the last change.
-    links_version: AtomicU64,
+    /// The leftmost member; meaningful while `hand_edited` is false.
+    leftmost: Option<NodeId>,
+    /// A link was written by hand: the neighbours and the leftmost are no longer kept.
+    hand_edited: bool,
 }
 
 impl Clone for RbRoot {
@@ -63,7 +46,8 @@ impl Clone for RbRoot {
             root: self.root,
             nodes: self.nodes.clone(),
             count: self.count,
-            links_version: AtomicU64::new(self.links_version.load(Ordering::Relaxed)),
+            leftmost: self.leftmost,
+            hand_edited: self.hand_edited,
         }
     }
     /// The same as `*self = src.clone()`, keeping this arena's allocation.
@@ -71,7 +55,8 @@ impl Clone for RbRoot {
         self.root = src.root;
         self.nodes.clone_from(&src.nodes);
         self.count = src.count;
-        *self.links_version.get_mut() = src.links_version.load(Ordering::Relaxed);
+        self.leftmost = src.leftmost;
+        self.hand_edited = src.hand_edited;
     }
 }
 
@@ -79,36 +64,26 @@ impl fmt::Debug for RbRoot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RbRoot")
             .field("root", &self.root)
-            .field("nodes", &self.nodes)
+            .field("nodes", &Views(&self.nodes))
             .field("count", &self.count)
             .finish()
     }
 }
 
-/// Versions handed out: each thread draws from its own range (its number in the high bits), so
-/// no two threads ever hand out the same version and none waits for another.
-static VERSION_RANGES: AtomicU64 = AtomicU64::new(0);
+/// The arena as `Debug` shows a `Vec<Option<RbNode>>`.
+struct Views<'a>(&'a [Option<Rec>]);
 
-thread_local! {
-    static NEXT_VERSION: Cell<u64> = const { Cell::new(0) };
-}
-
-fn fresh_version() -> u64 {
-    NEXT_VERSION.with(|c| {
-        let mut v = c.get();
-        if v & ((1 << 40) - 1) == 0 {
-            // first use on this thread, or 2^40 versions drawn: a new range
-            v = (VERSION_RANGES.fetch_add(1, Ordering::Relaxed) + 1) << 40;
-        }
-        v += 1;
-        c.set(v);
-        v
-    })
+impl fmt::Debug for Views<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|r| r.as_ref().map(Rec::view)))
+            .finish()
+    }
 }
 
 impl RbRoot {
     /// Trimmed view of the arena: trailing empty slots do not take part in equality or hashing.
-    fn significant(&self) -> &[Option<RbNode>] {
+    fn significant(&self) -> &[Option<Rec>] {
         let end = self
             .nodes
             .iter()
@@ -126,10 +101,16 @@ impl PartialEq for RbRoot {
 
 impl Eq for RbRoot {}
 
+/// Hashes as `(root, [Option<RbNode>])` (the slice's length, then each view): the neighbours
+/// take no part.
 impl Hash for RbRoot {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.root.hash(state);
-        self.significant().hash(state);
+        let sig = self.significant();
+        state.write_usize(sig.len());
+        for r in sig {
+            r.as_ref().map(Rec::view).hash(state);
+        }
     }
 }
 
@@ -155,47 +136,136 @@ impl RbRoot {
         self.count == 0
     }
 
-    pub fn node(&self, n: NodeId) -> Option<&RbNode> {
+    /// A member's node (a copy).
+    pub fn node(&self, n: NodeId) -> Option<RbNode> {
+        self.rec(n).map(Rec::view)
+    }
+
+    /// A member's node to write (used by corruption tests), stored back when the guard is
+    /// dropped: the links may be written by hand, so this tree stops keeping in-order
+    /// neighbours (see [`RbRoot`]).
+    pub fn node_mut(&mut self, n: NodeId) -> Option<NodeMut<'_>> {
+        self.hand_edited = true;
+        self.rec_mut(n).map(NodeMut::new)
+    }
+
+    /// A member's record.
+    #[inline(always)]
+    pub(crate) fn rec(&self, n: NodeId) -> Option<&Rec> {
         self.nodes.get(n as usize).and_then(|s| s.as_ref())
     }
 
-    /// Mutable access to a member's node record (used by corruption tests).
-    pub fn node_mut(&mut self, n: NodeId) -> Option<&mut RbNode> {
-        self.links_changed();
+    /// Mutable access to a member's record for the tree algorithms, which keep the in-order
+    /// sequence (or say how it changes: [`RbRoot::thread_in`], [`RbRoot::thread_out`]).
+    #[inline(always)]
+    pub(crate) fn rec_mut(&mut self, n: NodeId) -> Option<&mut Rec> {
         self.nodes.get_mut(n as usize).and_then(|s| s.as_mut())
     }
 
-    /// A member's `subtree_last`, to write without changing a link (the links keep their
-    /// version).
+    /// A member's `subtree_last`, to write without changing a link.
     pub(crate) fn subtree_last_mut(&mut self, n: NodeId) -> Option<&mut u64> {
-        self.nodes
-            .get_mut(n as usize)
-            .and_then(|s| s.as_mut())
-            .map(|r| &mut r.subtree_last)
+        self.rec_mut(n).map(|r| &mut r.subtree_last)
     }
 
-    /// Overwrite the root pointer (tests only; no checking).
+    /// Overwrite the root pointer (tests only; no checking): as [`RbRoot::node_mut`], this
+    /// tree stops keeping in-order neighbours.
     pub fn set_root(&mut self, r: Option<NodeId>) {
-        self.links_changed();
+        self.hand_edited = true;
         self.root = r;
     }
 
-    /// Forget the links' version: called by everything that may change a link.
-    pub(crate) fn links_changed(&mut self) {
-        *self.links_version.get_mut() = 0;
+    /// The root pointer, written by the tree algorithms.
+    pub(crate) fn put_root(&mut self, r: Option<NodeId>) {
+        self.root = r;
     }
 
-    /// The links' version: the same number for as long as no link changes, and a number no
-    /// other links had (of this tree or any other) once one does. Never 0.
-    pub(crate) fn links_version(&self) -> u64 {
-        let v = self.links_version.load(Ordering::Relaxed);
-        if v != 0 {
-            return v;
+    /// `n`'s in-order predecessor and successor (`rb_prev`, `rb_next`) as kept in its record:
+    /// two reads. `None` when this tree no longer keeps them (a link was written by hand) or
+    /// `n` is not a member; the caller then walks the links.
+    #[inline]
+    pub(crate) fn neighbours(&self, n: NodeId) -> Option<(Option<NodeId>, Option<NodeId>)> {
+        if self.hand_edited {
+            return None;
         }
-        // two threads reading the same tree may both store one: either is right for it
-        let v = fresh_version();
-        self.links_version.store(v, Ordering::Relaxed);
-        v
+        let r = self.rec(n)?;
+        Some((opt(r.prev), opt(r.next)))
+    }
+
+    /// A hint that `n`'s record will be read soon (a descent about to choose between children).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, n: Option<NodeId>) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(n) = n {
+            let p = self.nodes.as_ptr().wrapping_add(n as usize);
+            // SAFETY: a prefetch reads nothing the program sees and never faults, whatever
+            // the address; SSE is part of x86_64.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = n;
+    }
+
+    /// Whether this tree keeps the in-order neighbours: no link was written by hand, so its
+    /// links are those the tree algorithms left (a binary tree with consistent parents).
+    #[inline(always)]
+    pub(crate) fn keeps_order(&self) -> bool {
+        !self.hand_edited
+    }
+
+    /// The leftmost member as kept (`rb_first_cached`); `None` when this tree no longer keeps
+    /// it (the caller then walks the links).
+    pub(crate) fn kept_leftmost(&self) -> Option<Option<NodeId>> {
+        (!self.hand_edited).then_some(self.leftmost)
+    }
+
+    /// `n`, just linked as a leaf, sits between `around`'s `prev` and `next` in order (read
+    /// from its parent and side before linking): record that in the three records and the
+    /// leftmost. `around` is `None` when they could not be told (the parent was not a member
+    /// or its child slot was taken): this tree then stops keeping neighbours, as after a
+    /// link written by hand.
+    pub(crate) fn thread_in(
+        &mut self,
+        n: NodeId,
+        around: Option<(Option<NodeId>, Option<NodeId>)>,
+    ) {
+        if self.hand_edited {
+            return;
+        }
+        let Some((prev, next)) = around.filter(|_| n != NO_NODE) else {
+            // (an id of NO_NODE cannot be kept either; never in practice)
+            self.hand_edited = true;
+            return;
+        };
+        if let Some(r) = self.rec_mut(n) {
+            r.prev = prev.unwrap_or(NO_NODE);
+            r.next = next.unwrap_or(NO_NODE);
+        }
+        match prev.and_then(|p| self.rec_mut(p)) {
+            Some(r) => r.next = n,
+            None => self.leftmost = Some(n),
+        }
+        if let Some(r) = next.and_then(|s| self.rec_mut(s)) {
+            r.prev = n;
+        }
+    }
+
+    /// `n` (still holding its record) leaves the in-order sequence: splice it out.
+    pub(crate) fn thread_out(&mut self, n: NodeId) {
+        if self.hand_edited {
+            return;
+        }
+        let Some((prev, next)) = self.neighbours(n) else {
+            return;
+        };
+        match prev.and_then(|p| self.rec_mut(p)) {
+            Some(r) => r.next = next.unwrap_or(NO_NODE),
+            None => self.leftmost = next,
+        }
+        if let Some(r) = next.and_then(|s| self.rec_mut(s)) {
+            r.prev = prev.unwrap_or(NO_NODE);
+        }
     }
 
     /// The same tree with every node id `n` renamed `map(n)` (links included), for
@@ -208,20 +278,33 @@ impl RbRoot {
 
     /// Overwrite `out` with [`RbRoot::remap`]'s tree, keeping `out`'s arena allocation.
     pub fn remap_into(&self, map: &dyn Fn(NodeId) -> NodeId, out: &mut RbRoot) {
-        out.links_changed();
         out.nodes.clear();
         out.root = self.root.map(map);
         out.count = self.count;
+        // what a tree no longer keeping them holds may name non-members: not mapped
+        let keeps = !self.hand_edited;
+        out.hand_edited = self.hand_edited;
+        out.leftmost = self.leftmost.filter(|_| keeps).map(map);
+        let kept = |x: NodeId| {
+            if keeps && x != NO_NODE {
+                map(x)
+            } else {
+                NO_NODE
+            }
+        };
         for (i, slot) in self.nodes.iter().enumerate() {
             if let Some(n) = slot {
                 let m = map(i as NodeId) as usize;
                 if out.nodes.len() <= m {
                     out.nodes.resize(m + 1, None);
                 }
-                out.nodes[m] = Some(RbNode {
-                    parent: n.parent.map(map),
-                    left: n.left.map(map),
-                    right: n.right.map(map),
+                let link = |x: NodeId| if x == NO_NODE { NO_NODE } else { map(x) };
+                out.nodes[m] = Some(Rec {
+                    parent: link(n.parent),
+                    left: link(n.left),
+                    right: link(n.right),
+                    prev: kept(n.prev),
+                    next: kept(n.next),
                     color: n.color,
                     subtree_last: n.subtree_last,
                 });
@@ -262,23 +345,22 @@ impl RbRoot {
         let mut cur = self.root;
         loop {
             while let Some(c) = cur {
-                let Some(node) = self.node(c) else { break };
+                let Some(node) = self.rec(c) else { break };
                 if seen[c as usize] {
                     break;
                 }
                 seen[c as usize] = true;
                 stack.push(c);
-                cur = node.left;
+                cur = opt(node.left);
             }
             let Some(top) = stack.pop() else { break };
             out.push(top);
-            cur = self.node(top).and_then(|n| n.right);
+            cur = self.rec(top).and_then(|n| opt(n.right));
         }
     }
 
     /// Insert a fresh node record for `n` (growing the arena on demand).
-    pub(crate) fn alloc(&mut self, n: NodeId, node: RbNode) {
-        self.links_changed();
+    pub(crate) fn alloc(&mut self, n: NodeId, node: Rec) {
         let i = n as usize;
         if self.nodes.len() <= i {
             self.nodes.resize(i + 1, None);
@@ -291,7 +373,6 @@ impl RbRoot {
 
     /// Drop the record of `n` after it has been unlinked.
     pub(crate) fn free(&mut self, n: NodeId) {
-        self.links_changed();
         if let Some(slot) = self.nodes.get_mut(n as usize) {
             if slot.take().is_some() {
                 self.count -= 1;
@@ -423,10 +504,10 @@ mod tests {
     #[test]
     fn equality_and_hash_ignore_trailing_empty_slots() {
         let mut a = RbRoot::new();
-        a.alloc(0, RbNode::new_red(5));
+        a.alloc(0, Rec::new_red(5));
         a.set_root(Some(0));
         let mut b = a.clone();
-        b.alloc(9, RbNode::new_red(1));
+        b.alloc(9, Rec::new_red(1));
         b.free(9);
         assert_eq!(b.nodes.len(), 10);
         assert_eq!(a, b);
@@ -442,7 +523,7 @@ mod tests {
         let mut t = RbRoot::new();
         assert!(t.is_empty() && !t.contains(3) && t.node(u32::MAX).is_none());
         assert!(t.node_mut(7).is_none());
-        t.alloc(3, RbNode::new_red(0));
+        t.alloc(3, Rec::new_red(0));
         assert!(t.contains(3) && !t.contains(2));
         assert_eq!(t.members(), vec![3]);
         t.free(3);

@@ -8,3 +8,4 @@ mod tree_exhaustive;
 mod tree_ops;
 mod tree_props;
 mod tree_shapes;
+mod tree_stale;
