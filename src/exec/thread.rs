@@ -11,6 +11,8 @@ use crate::lang::program::{Field, FuncId, Op};
 use crate::lang::types::Type;
 use crate::lang::{Program, SrcLoc};
 
+mod copy;
+
 /// Deepest call nesting before a [`FaultKind::StackOverflow`].
 pub const MAX_CALL_DEPTH: usize = 64;
 
@@ -23,7 +25,7 @@ const FRAMES_ROOM: usize = 8;
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
 pub(crate) const MAX_LOCAL_RUN: u64 = 1_000_000;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub(super) struct Frame {
     func: FuncId,
     pub(super) pc: u32,
@@ -34,7 +36,7 @@ pub(super) struct Frame {
 }
 
 /// A struct value owned by the thread (`struct vma_prepare vp;`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 struct Instance {
     layout: u32,
     fields: Vec<Value>,
@@ -46,8 +48,8 @@ enum Outcome {
     Failed(Fault),
 }
 
-/// One model thread.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One model thread (`Clone` in [`copy`]).
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Thread {
     frames: Vec<Frame>,
     heap: Vec<Instance>,

@@ -103,10 +103,60 @@ pub struct IResult {
 }
 
 /// A search state.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct IState {
     pub world: World,
     pub threads: Vec<Thread>,
+}
+
+impl Clone for IState {
+    fn clone(&self) -> Self {
+        IState {
+            world: self.world.clone(),
+            threads: self.threads.clone(),
+        }
+    }
+
+    /// Overwrites `self` keeping its allocations (see [`spare_copy`]).
+    fn clone_from(&mut self, src: &Self) {
+        self.world.clone_from(&src.world);
+        self.threads.clone_from(&src.threads);
+    }
+}
+
+/// Most states kept for reuse per OS thread ([`recycle`]).
+const SPARES: usize = 256;
+
+thread_local! {
+    /// States an exploration on this OS thread is done with (a successor already seen, a
+    /// state expanded, a blocked step's copy), overwritten by the next copies instead of
+    /// allocating new ones: a state is a world and every thread's frames, some forty vectors.
+    /// Kept across explorations: those of one call against its walkers have states of one
+    /// shape.
+    static SPARE_STATES: std::cell::RefCell<Vec<Box<IState>>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
+/// A copy of `s` in a spare state (its vectors keep their allocations), or a new copy.
+fn spare_copy(s: &IState) -> Box<IState> {
+    match SPARE_STATES.with(|p| p.borrow_mut().pop()) {
+        Some(mut n) => {
+            (*n).clone_from(s);
+            n
+        }
+        None => Box::new(s.clone()),
+    }
+}
+
+/// Keep `s` for a later [`spare_copy`] (up to [`SPARES`] per OS thread; the rest are dropped).
+fn recycle(s: Box<IState>) {
+    SPARE_STATES.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < SPARES {
+            p.push(s);
+        }
+    });
 }
 
 /// Fingerprint of a state.
@@ -164,7 +214,7 @@ pub fn step_thread(
     cfg: &Config,
     edges: &mut BTreeSet<(LockClass, LockClass)>,
 ) -> Next {
-    let mut n = s.clone();
+    let mut n = spare_copy(s);
     let t = tid as ThreadId;
     let step = n.threads[tid].step_visible(prog, &mut n.world, t);
     // a thread that does not describe its steps (the exploration's) records no text: the
@@ -180,7 +230,10 @@ pub fn step_thread(
         String::new()
     };
     let (rec, mut v, fp) = match step {
-        Step::Blocked => return Next::Blocked,
+        Step::Blocked => {
+            recycle(n);
+            return Next::Blocked;
+        }
         Step::Ran(ev) => {
             let fp = match &cfg.footprints {
                 Some(table) => n.threads[tid].last_pc(prog).map(|(f, pc)| table.op(f, pc)),
@@ -246,7 +299,7 @@ pub fn step_thread(
     if v.is_empty() && n.threads.iter().all(|t| t.is_finished()) {
         v = check::at_boundary(&n.world, cfg.invariants);
     }
-    Next::Step(Box::new(n), rec, v, fp)
+    Next::Step(n, rec, v, fp)
 }
 
 fn live(s: &IState) -> Vec<usize> {
@@ -277,22 +330,32 @@ struct ThreadFailure {
 }
 
 impl TransitionSystem for Threads<'_> {
-    type State = IState;
+    /// Boxed: states move between the frontier, the expansion and the spares ([`recycle`]).
+    type State = Box<IState>;
     /// The thread that takes the step: a counterexample's steps are described by replaying
     /// its path ([`described_steps`]), so that the search keeps no text per state.
     type Action = u8;
     type Failure = ThreadFailure;
 
-    fn initial(&self) -> Result<IState, Start<ThreadFailure>> {
-        let s = self.s0.lock().ok().and_then(|mut g| g.take());
+    fn initial(&self) -> Result<Box<IState>, Start<ThreadFailure>> {
+        let s = self.s0.lock().ok().and_then(|mut g| g.take()).map(Box::new);
         s.ok_or_else(|| Start::Error("the initial state was taken twice".into()))
     }
 
-    fn fingerprint(&self, s: &IState) -> u64 {
+    fn fingerprint(&self, s: &Box<IState>) -> u64 {
         state_fingerprint(s)
     }
 
-    fn expand(&self, s: &IState, _: u32, budget: &Budget) -> Expansion<u8, IState, ThreadFailure> {
+    fn recycle(&self, s: Box<IState>) {
+        recycle(s);
+    }
+
+    fn expand(
+        &self,
+        s: &Box<IState>,
+        _: u32,
+        budget: &Budget,
+    ) -> Expansion<u8, Box<IState>, ThreadFailure> {
         let mut ex = Expansion::default();
         if let Some(reason) = budget.poll() {
             ex.stopped = Some(reason);
@@ -327,12 +390,14 @@ impl TransitionSystem for Threads<'_> {
                         .filter(|&&u| u != t)
                         .all(|&u| !conflict(&fp, &self.statics[u]));
                     if self.cfg.reduction && independent {
-                        ex.succs.clear();
-                        ex.succs.push((t as u8, *n));
+                        for (_, other) in ex.succs.drain(..) {
+                            recycle(other);
+                        }
+                        ex.succs.push((t as u8, n));
                         self.reduced.fetch_add(1, Ordering::Relaxed);
                         break;
                     }
-                    ex.succs.push((t as u8, *n));
+                    ex.succs.push((t as u8, n));
                 }
             }
         }
