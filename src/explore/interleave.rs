@@ -35,6 +35,10 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod state;
+pub use state::IState;
+use state::{recycle, spare_copy};
+
 /// Options of an interleaving exploration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -45,7 +49,8 @@ pub struct Config {
     pub invariants: InvariantSet,
     /// Run the structural tree checks after every step.
     pub per_step: bool,
-    /// Time, memory and stop-request bounds (polled at every state); none: only a stop request.
+    /// Time, memory and stop-request bounds (polled every few states); none: only a stop
+    /// request.
     pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
     /// The program's footprints, worked out once for the many explorations of a search's
     /// walker phase, a proof's or a command's walker sets; none: an exploration works out
@@ -102,63 +107,6 @@ pub struct IResult {
     pub lock_edges: BTreeSet<(LockClass, LockClass)>,
 }
 
-/// A search state.
-#[derive(PartialEq, Eq, Hash)]
-pub struct IState {
-    pub world: World,
-    pub threads: Vec<Thread>,
-}
-
-impl Clone for IState {
-    fn clone(&self) -> Self {
-        IState {
-            world: self.world.clone(),
-            threads: self.threads.clone(),
-        }
-    }
-
-    /// Overwrites `self` keeping its allocations (see [`spare_copy`]).
-    fn clone_from(&mut self, src: &Self) {
-        self.world.clone_from(&src.world);
-        self.threads.clone_from(&src.threads);
-    }
-}
-
-/// Most states kept for reuse per OS thread ([`recycle`]).
-const SPARES: usize = 256;
-
-thread_local! {
-    /// States an exploration on this OS thread is done with (a successor already seen, a
-    /// state expanded, a blocked step's copy), overwritten by the next copies instead of
-    /// allocating new ones: a state is a world and every thread's frames, some forty vectors.
-    /// Kept across explorations: those of one call against its walkers have states of one
-    /// shape.
-    static SPARE_STATES: std::cell::RefCell<Vec<Box<IState>>> = const {
-        std::cell::RefCell::new(Vec::new())
-    };
-}
-
-/// A copy of `s` in a spare state (its vectors keep their allocations), or a new copy.
-fn spare_copy(s: &IState) -> Box<IState> {
-    match SPARE_STATES.with(|p| p.borrow_mut().pop()) {
-        Some(mut n) => {
-            (*n).clone_from(s);
-            n
-        }
-        None => Box::new(s.clone()),
-    }
-}
-
-/// Keep `s` for a later [`spare_copy`] (up to [`SPARES`] per OS thread; the rest are dropped).
-fn recycle(s: Box<IState>) {
-    SPARE_STATES.with(|p| {
-        let mut p = p.borrow_mut();
-        if p.len() < SPARES {
-            p.push(s);
-        }
-    });
-}
-
 /// Fingerprint of a state.
 pub(crate) fn state_fingerprint(s: &IState) -> u64 {
     crate::world::fingerprint::stable_hash(s)
@@ -195,7 +143,7 @@ pub fn initial_state(prog: &Program, world: &World, calls: &[Call]) -> Result<IS
         .iter()
         .map(|c| Thread::start(prog, &c.func, &c.args).map_err(|e| format!("{c}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(IState { world: w, threads })
+    Ok(IState::new(w, threads))
 }
 
 /// What one step of one thread led to.
@@ -216,7 +164,7 @@ pub fn step_thread(
 ) -> Next {
     let mut n = spare_copy(s);
     let t = tid as ThreadId;
-    let step = n.threads[tid].step_visible(prog, &mut n.world, t);
+    let step = n.step_with(tid, |thread, world| thread.step_visible(prog, world, t));
     // a thread that does not describe its steps (the exploration's) records no text: the
     // steps of a counterexample are described when its path is replayed (`described_steps`)
     let describe = n.threads[tid].describes();
@@ -320,8 +268,13 @@ struct Threads<'a> {
     edges: Mutex<BTreeSet<(LockClass, LockClass)>>,
     terminals: AtomicUsize,
     reduced: AtomicUsize,
+    /// Expansions so far (for [`POLL_EVERY`]).
+    expansions: AtomicUsize,
     s0: Mutex<Option<IState>>,
 }
+
+/// Expansions of an exploration per poll of its budget.
+const POLL_EVERY: usize = 16;
 
 /// What failed: the violations and the world they were found in.
 struct ThreadFailure {
@@ -350,6 +303,9 @@ impl TransitionSystem for Threads<'_> {
         recycle(s);
     }
 
+    /// The walker phase of a search runs thousands of explorations; none reports it.
+    const MEMORY_FIGURE: bool = false;
+
     fn expand(
         &self,
         s: &Box<IState>,
@@ -357,9 +313,13 @@ impl TransitionSystem for Threads<'_> {
         budget: &Budget,
     ) -> Expansion<u8, Box<IState>, ThreadFailure> {
         let mut ex = Expansion::default();
-        if let Some(reason) = budget.poll() {
-            ex.stopped = Some(reason);
-            return ex;
+        // a step takes microseconds: every POLL_EVERY-th expansion polls the budget (a
+        // clock read), besides the search's poll after every batch it merges
+        if self.expansions.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == 0 {
+            if let Some(reason) = budget.poll() {
+                ex.stopped = Some(reason);
+                return ex;
+            }
         }
         let alive = live(s);
         if alive.is_empty() {
@@ -482,8 +442,8 @@ pub fn explore(
     // exploration's do not
     let described = initial_state(prog, world, calls)?;
     let mut s0 = described.clone();
-    for t in &mut s0.threads {
-        t.set_describe(false);
+    for t in 0..s0.threads.len() {
+        s0.step_with(t, |thread, _| thread.set_describe(false));
     }
     let statics = calls
         .iter()
@@ -503,6 +463,7 @@ pub fn explore(
         edges: Mutex::new(BTreeSet::new()),
         terminals: AtomicUsize::new(0),
         reduced: AtomicUsize::new(0),
+        expansions: AtomicUsize::new(0),
         s0: Mutex::new(Some(s0)),
     };
     let budget = cfg.budget.clone().unwrap_or_else(Budget::unlimited);

@@ -188,7 +188,9 @@ impl<T: TransitionSystem> Search<'_, T> {
         self.stats.states = self.seen.len();
         self.stats.depth = depth;
         self.stats.seconds = self.t0.elapsed().as_secs_f64();
-        self.stats.peak_rss_bytes = budget::peak_resident_bytes();
+        if T::MEMORY_FIGURE {
+            self.stats.peak_rss_bytes = budget::peak_resident_bytes();
+        }
     }
 
     /// Expand and merge one depth; the verdict if the search ends in it.
