@@ -315,7 +315,11 @@ impl TransitionSystem for Threads<'_> {
         let mut ex = Expansion::default();
         // a step takes microseconds: every POLL_EVERY-th expansion polls the budget (a
         // clock read), besides the search's poll after every batch it merges
-        if self.expansions.fetch_add(1, Ordering::Relaxed) % POLL_EVERY == 0 {
+        if self
+            .expansions
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(POLL_EVERY)
+        {
             if let Some(reason) = budget.poll() {
                 ex.stopped = Some(reason);
                 return ex;

@@ -100,6 +100,8 @@ thread_local! {
     /// state expanded, a blocked step's copy), overwritten by the next copies instead of
     /// allocating new ones. Kept across explorations: those of one call against its walkers
     /// have worlds of one shape.
+    // boxed: the search's states are the boxes themselves, kept and handed out as they are
+    #[allow(clippy::vec_box)]
     static SPARE_STATES: RefCell<Vec<Box<IState>>> = const { RefCell::new(Vec::new()) };
     /// Threads no state holds any more, overwritten by the next thread stepped.
     static SPARE_THREADS: RefCell<Vec<Arc<Thread>>> = const { RefCell::new(Vec::new()) };
