@@ -20,6 +20,10 @@
 //! reachable (the state graph is acyclic: every step moves a thread forward or finishes it).
 //! Otherwise every live thread is stepped: threads switch only at steps that touch a class
 //! another thread also touches. See `footprint` for why the ghost checks are covered.
+//!
+//! A step copies its state into one the exploration is done with, shares the threads it does
+//! not step with the parent and rehashes only the world and the stepped thread (`state`): the
+//! states, their order and every verdict are those of plain copies, only cheaper.
 
 use super::budget::Budget;
 use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
