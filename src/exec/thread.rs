@@ -11,6 +11,9 @@ use crate::lang::program::{Field, FuncId, Op};
 use crate::lang::types::Type;
 use crate::lang::{Program, SrcLoc};
 
+mod copy;
+mod position;
+
 /// Deepest call nesting before a [`FaultKind::StackOverflow`].
 pub const MAX_CALL_DEPTH: usize = 64;
 
@@ -23,7 +26,7 @@ const FRAMES_ROOM: usize = 8;
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
 pub(crate) const MAX_LOCAL_RUN: u64 = 1_000_000;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub(super) struct Frame {
     func: FuncId,
     pub(super) pc: u32,
@@ -34,7 +37,7 @@ pub(super) struct Frame {
 }
 
 /// A struct value owned by the thread (`struct vma_prepare vp;`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 struct Instance {
     layout: u32,
     fields: Vec<Value>,
@@ -46,8 +49,8 @@ enum Outcome {
     Failed(Fault),
 }
 
-/// One model thread.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One model thread (`Clone` in [`copy`]).
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Thread {
     frames: Vec<Frame>,
     heap: Vec<Instance>,
@@ -184,61 +187,6 @@ impl Thread {
     /// Whether the thread stopped with a fault.
     pub(crate) fn is_failed(&self) -> bool {
         matches!(self.outcome, Some(Outcome::Failed(_)))
-    }
-
-    /// Where the next instruction comes from (`None` once finished).
-    pub fn loc(&self, prog: &Program) -> Option<SrcLoc> {
-        if self.is_finished() {
-            return None;
-        }
-        let fr = self.frames.last()?;
-        prog.func(fr.func).code.get(fr.pc as usize).map(|i| i.loc)
-    }
-
-    /// The call stack, innermost first: function name and the position in it.
-    pub fn backtrace(&self, prog: &Program) -> Vec<(String, SrcLoc)> {
-        self.frames
-            .iter()
-            .rev()
-            .map(|fr| {
-                let f = prog.func(fr.func);
-                let loc = f.code.get(fr.pc as usize).map(|i| i.loc).unwrap_or(f.loc);
-                (f.sig.name.clone(), loc)
-            })
-            .collect()
-    }
-
-    /// The instruction the last shared step ran: shared instructions never change frames, so it
-    /// is the one before the innermost frame's program counter.
-    pub(crate) fn last_op<'p>(&self, prog: &'p Program) -> Option<&'p Op> {
-        let (f, pc) = self.last_pc(prog)?;
-        Some(&prog.func(f).code[pc].op)
-    }
-
-    /// Where the instruction [`Thread::last_op`] returns sits: its function and index.
-    pub(crate) fn last_pc(&self, prog: &Program) -> Option<(FuncId, usize)> {
-        let fr = self.frames.last()?;
-        let pc = (fr.pc as usize).checked_sub(1)?;
-        (pc < prog.func(fr.func).code.len()).then_some((fr.func, pc))
-    }
-
-    /// Whether the next instruction would touch the world.
-    pub fn next_is_shared(&self, prog: &Program) -> bool {
-        if self.outcome.is_some() {
-            return false;
-        }
-        let Some(fr) = self.frames.last() else {
-            return false;
-        };
-        let Some(instr) = prog.func(fr.func).code.get(fr.pc as usize) else {
-            return false;
-        };
-        let n = fr.stack.len();
-        match &instr.op {
-            Op::ReadField(_) => matches!(fr.stack.last(), Some(Value::Obj(..))),
-            Op::WriteField(_) => n >= 2 && matches!(fr.stack[n - 2], Value::Obj(..)),
-            op => op.always_shared(),
-        }
     }
 
     /// Turn step descriptions (`Event::what`) on or off; on by default.

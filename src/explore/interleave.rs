@@ -20,6 +20,10 @@
 //! reachable (the state graph is acyclic: every step moves a thread forward or finishes it).
 //! Otherwise every live thread is stepped: threads switch only at steps that touch a class
 //! another thread also touches. See `footprint` for why the ghost checks are covered.
+//!
+//! A step copies its state into one the exploration is done with, shares the threads it does
+//! not step with the parent and rehashes only the world and the stepped thread (`state`): the
+//! states, their order and every verdict are those of plain copies, only cheaper.
 
 use super::budget::Budget;
 use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
@@ -35,6 +39,10 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod state;
+pub use state::IState;
+use state::{recycle, spare_copy};
+
 /// Options of an interleaving exploration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -45,7 +53,8 @@ pub struct Config {
     pub invariants: InvariantSet,
     /// Run the structural tree checks after every step.
     pub per_step: bool,
-    /// Time, memory and stop-request bounds (polled at every state); none: only a stop request.
+    /// Time, memory and stop-request bounds (polled every few states); none: only a stop
+    /// request.
     pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
     /// The program's footprints, worked out once for the many explorations of a search's
     /// walker phase, a proof's or a command's walker sets; none: an exploration works out
@@ -102,13 +111,6 @@ pub struct IResult {
     pub lock_edges: BTreeSet<(LockClass, LockClass)>,
 }
 
-/// A search state.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct IState {
-    pub world: World,
-    pub threads: Vec<Thread>,
-}
-
 /// Fingerprint of a state.
 pub(crate) fn state_fingerprint(s: &IState) -> u64 {
     crate::world::fingerprint::stable_hash(s)
@@ -145,7 +147,7 @@ pub fn initial_state(prog: &Program, world: &World, calls: &[Call]) -> Result<IS
         .iter()
         .map(|c| Thread::start(prog, &c.func, &c.args).map_err(|e| format!("{c}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(IState { world: w, threads })
+    Ok(IState::new(w, threads))
 }
 
 /// What one step of one thread led to.
@@ -164,9 +166,9 @@ pub fn step_thread(
     cfg: &Config,
     edges: &mut BTreeSet<(LockClass, LockClass)>,
 ) -> Next {
-    let mut n = s.clone();
+    let mut n = spare_copy(s);
     let t = tid as ThreadId;
-    let step = n.threads[tid].step_visible(prog, &mut n.world, t);
+    let step = n.step_with(tid, |thread, world| thread.step_visible(prog, world, t));
     // a thread that does not describe its steps (the exploration's) records no text: the
     // steps of a counterexample are described when its path is replayed (`described_steps`)
     let describe = n.threads[tid].describes();
@@ -180,7 +182,10 @@ pub fn step_thread(
         String::new()
     };
     let (rec, mut v, fp) = match step {
-        Step::Blocked => return Next::Blocked,
+        Step::Blocked => {
+            recycle(n);
+            return Next::Blocked;
+        }
         Step::Ran(ev) => {
             let fp = match &cfg.footprints {
                 Some(table) => n.threads[tid].last_pc(prog).map(|(f, pc)| table.op(f, pc)),
@@ -246,7 +251,7 @@ pub fn step_thread(
     if v.is_empty() && n.threads.iter().all(|t| t.is_finished()) {
         v = check::at_boundary(&n.world, cfg.invariants);
     }
-    Next::Step(Box::new(n), rec, v, fp)
+    Next::Step(n, rec, v, fp)
 }
 
 fn live(s: &IState) -> Vec<usize> {
@@ -267,8 +272,13 @@ struct Threads<'a> {
     edges: Mutex<BTreeSet<(LockClass, LockClass)>>,
     terminals: AtomicUsize,
     reduced: AtomicUsize,
+    /// Expansions so far (for [`POLL_EVERY`]).
+    expansions: AtomicUsize,
     s0: Mutex<Option<IState>>,
 }
+
+/// Expansions of an exploration per poll of its budget.
+const POLL_EVERY: usize = 16;
 
 /// What failed: the violations and the world they were found in.
 struct ThreadFailure {
@@ -277,26 +287,47 @@ struct ThreadFailure {
 }
 
 impl TransitionSystem for Threads<'_> {
-    type State = IState;
+    /// Boxed: states move between the frontier, the expansion and the spares ([`recycle`]).
+    type State = Box<IState>;
     /// The thread that takes the step: a counterexample's steps are described by replaying
     /// its path ([`described_steps`]), so that the search keeps no text per state.
     type Action = u8;
     type Failure = ThreadFailure;
 
-    fn initial(&self) -> Result<IState, Start<ThreadFailure>> {
-        let s = self.s0.lock().ok().and_then(|mut g| g.take());
+    fn initial(&self) -> Result<Box<IState>, Start<ThreadFailure>> {
+        let s = self.s0.lock().ok().and_then(|mut g| g.take()).map(Box::new);
         s.ok_or_else(|| Start::Error("the initial state was taken twice".into()))
     }
 
-    fn fingerprint(&self, s: &IState) -> u64 {
+    fn fingerprint(&self, s: &Box<IState>) -> u64 {
         state_fingerprint(s)
     }
 
-    fn expand(&self, s: &IState, _: u32, budget: &Budget) -> Expansion<u8, IState, ThreadFailure> {
+    fn recycle(&self, s: Box<IState>) {
+        recycle(s);
+    }
+
+    /// The walker phase of a search runs thousands of explorations; none reports it.
+    const MEMORY_FIGURE: bool = false;
+
+    fn expand(
+        &self,
+        s: &Box<IState>,
+        _: u32,
+        budget: &Budget,
+    ) -> Expansion<u8, Box<IState>, ThreadFailure> {
         let mut ex = Expansion::default();
-        if let Some(reason) = budget.poll() {
-            ex.stopped = Some(reason);
-            return ex;
+        // a step takes microseconds: every POLL_EVERY-th expansion polls the budget (a
+        // clock read), besides the search's poll after every batch it merges
+        if self
+            .expansions
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(POLL_EVERY)
+        {
+            if let Some(reason) = budget.poll() {
+                ex.stopped = Some(reason);
+                return ex;
+            }
         }
         let alive = live(s);
         if alive.is_empty() {
@@ -327,12 +358,14 @@ impl TransitionSystem for Threads<'_> {
                         .filter(|&&u| u != t)
                         .all(|&u| !conflict(&fp, &self.statics[u]));
                     if self.cfg.reduction && independent {
-                        ex.succs.clear();
-                        ex.succs.push((t as u8, *n));
+                        for (_, other) in ex.succs.drain(..) {
+                            recycle(other);
+                        }
+                        ex.succs.push((t as u8, n));
                         self.reduced.fetch_add(1, Ordering::Relaxed);
                         break;
                     }
-                    ex.succs.push((t as u8, *n));
+                    ex.succs.push((t as u8, n));
                 }
             }
         }
@@ -417,8 +450,8 @@ pub fn explore(
     // exploration's do not
     let described = initial_state(prog, world, calls)?;
     let mut s0 = described.clone();
-    for t in &mut s0.threads {
-        t.set_describe(false);
+    for t in 0..s0.threads.len() {
+        s0.step_with(t, |thread, _| thread.set_describe(false));
     }
     let statics = calls
         .iter()
@@ -438,6 +471,7 @@ pub fn explore(
         edges: Mutex::new(BTreeSet::new()),
         terminals: AtomicUsize::new(0),
         reduced: AtomicUsize::new(0),
+        expansions: AtomicUsize::new(0),
         s0: Mutex::new(Some(s0)),
     };
     let budget = cfg.budget.clone().unwrap_or_else(Budget::unlimited);

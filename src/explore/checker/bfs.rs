@@ -141,6 +141,8 @@ impl<T: TransitionSystem> Search<'_, T> {
                         level.sys.merge(kept, again);
                     }
                 }
+            } else if let Some(again) = state {
+                level.sys.recycle(again);
             }
         }
         let (action, failure) = done.failure?;
@@ -186,7 +188,9 @@ impl<T: TransitionSystem> Search<'_, T> {
         self.stats.states = self.seen.len();
         self.stats.depth = depth;
         self.stats.seconds = self.t0.elapsed().as_secs_f64();
-        self.stats.peak_rss_bytes = budget::peak_resident_bytes();
+        if T::MEMORY_FIGURE {
+            self.stats.peak_rss_bytes = budget::peak_resident_bytes();
+        }
     }
 
     /// Expand and merge one depth; the verdict if the search ends in it.
@@ -344,7 +348,9 @@ pub fn bfs<T: TransitionSystem>(
             return (v, search.stats);
         }
         search.new.commit(&mut links);
-        frontier = std::mem::replace(&mut search.next, Frontier::new(compact));
+        let next = std::mem::replace(&mut search.next, Frontier::new(compact));
+        // the states just expanded go back to the system
+        std::mem::replace(&mut frontier, next).release(|s| sys.recycle(s));
         search.at_next.clear();
         depth += 1;
     }

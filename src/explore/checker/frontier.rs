@@ -148,6 +148,13 @@ impl<S> Frontier<S> {
         }
     }
 
+    /// Hand every state the frontier keeps to `done` (a frontier that was expanded).
+    pub(super) fn release(self, done: impl FnMut(S)) {
+        if let Frontier::Whole(v) = self {
+            v.into_iter().map(|(_, s)| s).for_each(done);
+        }
+    }
+
     /// Add a state (`state` is dropped by a compact frontier).
     pub(super) fn push(&mut self, node: u32, fp: u64, state: Option<S>) {
         match (self, state) {

@@ -36,7 +36,8 @@ pub trait TransitionSystem: Sync {
     fn fingerprint(&self, s: &Self::State) -> u64;
 
     /// The successors of `s`, found at `depth` (0 for the initial state), in a deterministic
-    /// order. The system polls `budget` as often as it likes (at least once per action) and
+    /// order. The system polls `budget` as often as it likes (at least once per action that
+    /// may take long; the search itself polls after every batch of states it merges) and
     /// reports a spent budget in [`Expansion::stopped`].
     fn expand(
         &self,
@@ -68,6 +69,11 @@ pub trait TransitionSystem: Sync {
     /// state left behind): the system may keep it to overwrite rather than allocate a later
     /// state. Dropped by default.
     fn recycle(&self, _s: Self::State) {}
+
+    /// Whether the search reads the process's peak resident set ([`Stats::peak_rss_bytes`])
+    /// when it ends: a system explored thousands of times over by another search, whose
+    /// figures nobody reports, spares itself the read.
+    const MEMORY_FIGURE: bool = true;
 
     /// Whether [`TransitionSystem::merge`] must see every further arrival at a state of the
     /// next level (a reduction that keeps data beside its states, such as a sleep set): the
