@@ -12,9 +12,11 @@
 //! when every thread has returned. Lock-order edges of every step are collected.
 //!
 //! Partial-order reduction (`reduction`): in a state, if some live thread `t` can take a step
-//! whose footprint (`footprint::op_footprint`) conflicts with the *static* footprint of no
-//! other live thread (everything those threads may still do, over-approximated by their whole
-//! entry function), only `t` is stepped. Such a step is independent of every step the others
+//! whose footprint (`footprint::op_footprint`) conflicts with the *remaining* footprint of no
+//! other live thread (everything those threads may still do, over-approximated from where
+//! each stands: `footprint::Table::remaining`, every instruction reachable from its frames'
+//! positions; an exploration given no table uses their whole entry functions), only `t` is
+//! stepped. Such a step is independent of every step the others
 //! can ever take, so {t} is a persistent set: every interleaving is equivalent to one that
 //! takes t's step first, and all terminal states, deadlocks and checked outcomes stay
 //! reachable (the state graph is acyclic: every step moves a thread forward or finishes it).
@@ -337,6 +339,16 @@ impl TransitionSystem for Threads<'_> {
             }
             return ex;
         }
+        // what each thread may still touch: from where it stands when the program's table is
+        // at hand, else (an exploration on its own) its whole entry function
+        // (at most 16 threads: `initial_state`)
+        let mut rests = [Footprint::default(); 16];
+        for (u, rest) in rests.iter_mut().enumerate().take(s.threads.len()) {
+            *rest = match (&self.cfg.footprints, self.cfg.reduction) {
+                (Some(table), true) => table.remaining(s.threads[u].frame_positions()),
+                _ => self.statics[u],
+            };
+        }
         let mut edges = BTreeSet::new();
         let mut blocked = 0;
         for &t in &alive {
@@ -356,7 +368,7 @@ impl TransitionSystem for Threads<'_> {
                     let independent = alive
                         .iter()
                         .filter(|&&u| u != t)
-                        .all(|&u| !conflict(&fp, &self.statics[u]));
+                        .all(|&u| !conflict(&fp, &rests[u]));
                     if self.cfg.reduction && independent {
                         for (_, other) in ex.succs.drain(..) {
                             recycle(other);

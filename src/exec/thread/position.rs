@@ -44,6 +44,12 @@ impl Thread {
         (pc < prog.func(fr.func).code.len()).then_some((fr.func, pc))
     }
 
+    /// Each frame's function and program counter, outermost first: for the innermost frame
+    /// the instruction it runs next, for a caller the call it waits in.
+    pub(crate) fn frame_positions(&self) -> impl DoubleEndedIterator<Item = (FuncId, usize)> + '_ {
+        self.frames.iter().map(|fr| (fr.func, fr.pc as usize))
+    }
+
     /// Whether the next instruction would touch the world.
     pub fn next_is_shared(&self, prog: &Program) -> bool {
         if self.outcome.is_some() {
