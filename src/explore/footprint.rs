@@ -12,7 +12,11 @@
 //!
 //! The ghost checks are part of this: a walk's begin, found and end read every class its oracle
 //! reads (`OBSERVED`), and a per-VMA read lock's start and end read the bounds, so a writer step
-//! that changes what a check looks at is never independent of a thread that checks it.
+//! that changes what a check looks at is never independent of a thread that checks it. So are
+//! the per-step structural tree checks, which skip a tree while its write-side lock is held by
+//! any thread: taking or dropping such a lock reads every class those checks read
+//! (`TREE_CHECKED`), so a step that changes a tree is never independent of a step that decides
+//! whether the tree is checked.
 
 use crate::lang::program::{FuncId, Op};
 use crate::lang::Program;
@@ -135,6 +139,32 @@ pub(crate) const OBSERVED: [Class; 7] = [
     Class::AnonChain,
 ];
 
+/// The classes the per-step structural tree checks read (shapes, keys and what they are read
+/// through, cached keys, the anon_vma root whose lock guards a tree): see `tree_lock`.
+pub(crate) const TREE_CHECKED: [Class; 9] = [
+    Class::Bounds,
+    Class::VmaLinks,
+    Class::MmList,
+    Class::Lifecycle,
+    Class::FileTree,
+    Class::AnonTree,
+    Class::AnonChain,
+    Class::AvcCache,
+    Class::AnonMeta,
+];
+
+/// The footprint of taking or dropping a tree's write-side lock `lock`: a write of the lock,
+/// and a read of every class the per-step structural check reads. Whether a thread holds
+/// such a lock decides whether that check looks at the tree at all, so the step changes
+/// what is checked at every later step: a writer step that changes a tree or its keys must
+/// not be deemed independent of it, or the reduction could explore only the orders in which
+/// a transient breakage happens while the tree counts as locked.
+fn tree_lock(lock: Class) -> Vec<(Class, Mode)> {
+    std::iter::once((lock, Mode::Write))
+        .chain(TREE_CHECKED.iter().map(|&c| (c, Mode::Read)))
+        .collect()
+}
+
 /// The class of a field name; `None` for a name no kernel struct has (a model-local struct's
 /// field, which never reaches the world). A kernel field this table does not know is `All`.
 fn field_class(f: &str) -> Option<Class> {
@@ -213,12 +243,13 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
                 (AnonMeta, Read),
             ]
         }
-        "i_mmap_lock_write" | "i_mmap_unlock_write" => vec![(IMmap, Write)],
+        // a tree's write-side locks decide whether the per-step structural check looks at it
+        // (`check::structure` skips a tree while one is held, by any thread): taking or
+        // dropping one reads what that check reads (`TREE_CHECKED`)
+        "i_mmap_lock_write" | "i_mmap_unlock_write" => tree_lock(IMmap),
         "i_mmap_lock_read" | "i_mmap_unlock_read" => vec![(IMmap, Read)],
-        "flush_dcache_mmap_lock" | "flush_dcache_mmap_unlock" => vec![(Flush, Write)],
-        "anon_vma_lock_write" | "anon_vma_unlock_write" => {
-            vec![(AnonLock, Write), (AnonMeta, Read)]
-        }
+        "flush_dcache_mmap_lock" | "flush_dcache_mmap_unlock" => tree_lock(Flush),
+        "anon_vma_lock_write" | "anon_vma_unlock_write" => tree_lock(AnonLock),
         "anon_vma_lock_read" | "anon_vma_unlock_read" => vec![(AnonLock, Read), (AnonMeta, Read)],
         "mmap_write_lock" => vec![(MmapLock, Write)],
         "mmap_write_unlock" | "mmap_write_downgrade" => vec![(MmapLock, Write), (VmaLock, Write)],

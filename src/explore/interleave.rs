@@ -16,12 +16,15 @@
 //! other live thread (everything those threads may still do, over-approximated from where
 //! each stands: `footprint::Table::remaining`, every instruction reachable from its frames'
 //! positions; an exploration given no table uses their whole entry functions), only `t` is
-//! stepped. Such a step is independent of every step the others
-//! can ever take, so {t} is a persistent set: every interleaving is equivalent to one that
-//! takes t's step first, and all terminal states, deadlocks and checked outcomes stay
-//! reachable (the state graph is acyclic: every step moves a thread forward or finishes it).
-//! Otherwise every live thread is stepped: threads switch only at steps that touch a class
-//! another thread also touches. See `footprint` for why the ghost checks are covered.
+//! stepped. Such a step is independent of every step the others can still take, so {t} is a
+//! persistent set: every interleaving is equivalent to one that takes t's step first, and all
+//! terminal states and deadlocks stay reachable (the state graph is acyclic: every step moves
+//! a thread forward or finishes it). Persistent sets alone do not keep what is checked on the
+//! states in between; that rests on the footprints: every step that changes what a per-step
+//! check looks at (a tree, its keys, what a walk's oracle reads, whether a tree counts as
+//! locked) conflicts with every step that looks at it or decides whether it is looked at, so
+//! the two are never reordered away (see `footprint`). Otherwise every live thread is stepped:
+//! threads switch only at steps that touch a class another thread also touches.
 //!
 //! A step copies its state into one the exploration is done with, shares the threads it does
 //! not step with the parent and rehashes only the world and the stepped thread (`state`): the
