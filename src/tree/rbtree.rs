@@ -135,8 +135,10 @@ impl RbRoot {
 /// parent's predecessor and before its parent, a right child right after its parent and
 /// before its parent's successor.
 pub fn link_node(t: &mut RbRoot, n: NodeId, parent: Option<NodeId>, side: Side, subtree_last: u64) {
-    // None: not kept, or a misuse (parent not a member, or its child slot taken)
+    // None: not kept, or a misuse (parent not a member, or its child slot taken, or a new
+    // root over a tree that has one: the old nodes are cut off)
     let around = match parent {
+        None if t.root.is_some() => None,
         None => Some((None, None)),
         Some(p) if t.child(p, side).is_some() => None,
         Some(p) => t.neighbours(p).map(|(prev, next)| match side {

@@ -211,6 +211,18 @@ mod tests {
         assert_eq!(hash(&t), hash(&w));
     }
 
+    /// Linking a node as the root of a tree that has one cuts the old nodes off: the tree no
+    /// longer keeps the neighbours, so the stale-descent check walks the links.
+    #[test]
+    fn a_second_root_link_stops_keeping_the_neighbours() {
+        let keys: Vec<(u64, u64)> = vec![(1, 2), (5, 6)];
+        let mut t = RbRoot::new();
+        crate::tree::interval::insert(&mut t, &keys, 0, &mut TreeObs::checking()).unwrap();
+        assert!(t.keeps_order());
+        crate::tree::rbtree::link_node(&mut t, 1, None, crate::tree::rbtree::Side::Left, 6);
+        assert!(!t.keeps_order());
+    }
+
     #[test]
     fn a_record_is_32_bytes_and_reads_back_its_view() {
         assert_eq!(std::mem::size_of::<Option<Rec>>(), 32);
