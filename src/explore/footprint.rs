@@ -52,6 +52,8 @@ pub enum Class {
     AnonLock,
     /// `mm->page_table_lock`.
     PageTable,
+    /// The ghost page tables (each mm's ptes) and folios.
+    Ptes,
     /// Anything (an unknown builtin).
     All,
 }
@@ -128,9 +130,13 @@ impl Extend<(Class, Mode)> for Footprint {
     }
 }
 
-/// The classes the ghost walk oracle reads (see `World::mapping_vmas`).
-pub(crate) const OBSERVED: [Class; 7] = [
+/// The classes the ghost walk oracle reads (see `World::mapping_vmas`, `World::observe`): the
+/// VMAs and trees a walk must reach, the ptes it must reach them for, and the flags that
+/// excuse a pte (a stack whose setup is incomplete).
+pub(crate) const OBSERVED: [Class; 9] = [
     Class::Bounds,
+    Class::VmFlags,
+    Class::Ptes,
     Class::VmaLinks,
     Class::MmList,
     Class::Lifecycle,
@@ -258,9 +264,12 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
         }
         "page_table_lock" | "page_table_unlock" => vec![(PageTable, Write)],
         "vma_start_write" => vec![(VmaLock, Write), (MmapLock, Read), (Lifecycle, Read)],
-        "vma_start_read" | "vma_end_read" => {
-            vec![(VmaLock, Read), (Bounds, Read), (Lifecycle, Read)]
-        }
+        "vma_start_read" | "vma_end_read" => vec![
+            (VmaLock, Read),
+            (Bounds, Read),
+            (Lifecycle, Read),
+            (VmaLinks, Read),
+        ],
         "vma_assert_write_locked" => vec![(VmaLock, Read), (MmapLock, Read)],
         "mm_alloc" | "vm_area_alloc" | "anon_vma_alloc" | "anon_vma_chain_alloc" => {
             vec![(Alloc, Write)]
@@ -272,14 +281,19 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
             (VmaLinks, Read),
             (AnonChain, Read),
         ],
-        "mas_detach_first" | "mas_detach_next" => vec![(Lifecycle, Read), (Bounds, Read)],
-        "vm_area_free"
-        | "vma_mark_detached"
-        | "vma_mark_attached"
-        | "unmap_vmas"
-        | "anon_vma_chain_free" => {
+        "mas_detach_first" | "mas_detach_next" => {
+            vec![(Lifecycle, Read), (Bounds, Read), (VmaLinks, Read)]
+        }
+        "vm_area_free" | "vma_mark_detached" | "vma_mark_attached" | "anon_vma_chain_free" => {
             vec![(Lifecycle, Write)]
         }
+        // marks the VMA zapped and clears the ghost ptes of its range in its mm
+        "unmap_vmas" => vec![
+            (Lifecycle, Write),
+            (Bounds, Read),
+            (VmaLinks, Read),
+            (Ptes, Write),
+        ],
         "get_anon_vma" | "put_anon_vma" => {
             vec![(AnonMeta, Write), (Lifecycle, Write), (AnonTree, Read)]
         }
@@ -299,10 +313,20 @@ pub(crate) fn builtin_footprint(name: &str) -> Footprint {
         "rmap_walk_file_begin" | "rmap_walk_anon_begin" | "rmap_walk_found" | "rmap_walk_end" => {
             OBSERVED.iter().map(|&c| (c, Read)).collect()
         }
-        "zap_page_range_single" => vec![(Bounds, Read), (Lifecycle, Read)],
+        // the zaps clear ghost ptes, which the walk oracle reads
+        "zap_page_range_single" => vec![
+            (Bounds, Read),
+            (Lifecycle, Read),
+            (VmaLinks, Read),
+            (Ptes, Write),
+        ],
         _ => vec![(All, Write)],
     };
-    v.into_iter().collect()
+    let mut fp: Footprint = v.into_iter().collect();
+    // a builtin given a freed object faults ("use of freed vma#N", a freed tree node): every
+    // one reads whether its arguments are alive
+    fp.insert((Lifecycle, Read));
+    fp
 }
 
 /// The classes one instruction touches when it reaches the world (empty for local ones).
@@ -326,8 +350,11 @@ pub(crate) fn op_footprint(prog: &Program, op: &Op) -> Footprint {
                     (Class::MmList, Mode::Read),
                 ]);
             }
-            // A write of vma->anon_vma checks which locks the writing thread holds: no other
-            // thread's step changes that, so it adds no class here.
+            if fp.contains((Class::AnonChain, Mode::Write)) {
+                // a write of vma->anon_vma checks the writing thread's own locks, and whether
+                // the VMA is still in its mm's list (`World::in_mm_list`)
+                fp.insert((Class::MmList, Mode::Read));
+            }
             fp
         }
         Op::Builtin(id, _) => builtin_footprint(prog.builtin_name(*id)),

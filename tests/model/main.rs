@@ -19,6 +19,7 @@ mod model_fixtures;
 mod mutant_models;
 mod pages;
 mod patch_models;
+mod reduction_footprints;
 mod remap;
 mod remap_ext;
 mod stack;
