@@ -35,6 +35,18 @@ pub fn take_differences() -> Vec<String> {
     std::mem::take(&mut *DIFFERENCES.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// Record the outcome of another cross-check (the interleaving explorer's audit of its
+/// footprints): counted, and its difference kept when there is one.
+pub(crate) fn record(difference: Option<String>) {
+    COMPARED.fetch_add(1, Ordering::Relaxed);
+    if let Some(what) = difference {
+        DIFFERENCES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(what);
+    }
+}
+
 /// Record the comparison of a check's incremental answer with its whole one.
 pub(crate) fn compare(what: &str, incremental: &[Violation], whole: &[Violation]) {
     COMPARED.fetch_add(1, Ordering::Relaxed);

@@ -58,6 +58,32 @@ pub enum Class {
     All,
 }
 
+impl Class {
+    /// Every class, in declaration order.
+    pub(crate) const ALL_CLASSES: [Class; 20] = [
+        Class::Bounds,
+        Class::VmFlags,
+        Class::VmaLinks,
+        Class::MmList,
+        Class::MapCount,
+        Class::Lifecycle,
+        Class::FileTree,
+        Class::AnonTree,
+        Class::AnonChain,
+        Class::AvcCache,
+        Class::AnonMeta,
+        Class::Alloc,
+        Class::MmapLock,
+        Class::VmaLock,
+        Class::IMmap,
+        Class::Flush,
+        Class::AnonLock,
+        Class::PageTable,
+        Class::Ptes,
+        Class::All,
+    ];
+}
+
 /// How a class is touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mode {
@@ -104,6 +130,11 @@ impl Footprint {
     pub(crate) fn union(&mut self, other: Footprint) {
         self.read |= other.read;
         self.write |= other.write;
+    }
+
+    /// Touches `All` in some mode.
+    pub(crate) fn touches_all(&self) -> bool {
+        self.all()
     }
 
     /// Touches `All` in some mode.

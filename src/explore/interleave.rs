@@ -241,6 +241,9 @@ pub fn step_thread(
             )
         }
     };
+    if check::crosscheck::on() && !n.threads[tid].is_failed() {
+        audit_footprint(prog, s, &n, tid, fp);
+    }
     v.extend(check::from_world(&mut n.world));
     n.world.observe();
     v.extend(check::from_world(&mut n.world));
@@ -257,6 +260,25 @@ pub fn step_thread(
         v = check::at_boundary(&n.world, cfg.invariants);
     }
     Next::Step(n, rec, v, fp)
+}
+
+/// With cross-checking on: record a step that changed a class its footprint does not write
+/// (`footprint_audit`).
+#[cold]
+fn audit_footprint(prog: &Program, before: &IState, after: &IState, tid: usize, fp: Footprint) {
+    let changed = super::footprint_audit::written(&before.world, &after.world, tid as ThreadId);
+    let missing = super::footprint_audit::unaccounted(changed, fp);
+    let difference = (!missing.is_empty()).then(|| {
+        let at = after.threads[tid]
+            .last_pc(prog)
+            .map(|(f, pc)| {
+                let i = &prog.func(f).code[pc];
+                format!("{:?} at {}", i.op, prog.loc_text(i.loc))
+            })
+            .unwrap_or_default();
+        format!("footprint of thread {tid}'s step {at} lacks the writes {missing:?}")
+    });
+    check::crosscheck::record(difference);
 }
 
 fn live(s: &IState) -> Vec<usize> {

@@ -9,6 +9,7 @@ pub(crate) mod commute;
 pub mod compare;
 pub mod distributed;
 pub mod footprint;
+mod footprint_audit;
 pub mod interleave;
 pub mod lockorder;
 pub mod minimise;

@@ -49,11 +49,18 @@ fn proof_files() -> Vec<(PathBuf, ProofFile)> {
 /// The differences recorded so far, none expected.
 fn assert_no_differences(what: &str) {
     let d = crosscheck::take_differences();
+    let distinct: std::collections::BTreeSet<&String> = d.iter().collect();
     assert!(
         d.is_empty(),
-        "{what}: {} differences, first {}",
+        "{what}: {} differences, {} distinct:\n{}",
         d.len(),
-        d[0]
+        distinct.len(),
+        distinct
+            .iter()
+            .take(20)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 

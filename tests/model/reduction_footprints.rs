@@ -101,3 +101,57 @@ fn a_builtin_reads_whether_its_vma_is_alive() {
         Invariant::ModelFault,
     );
 }
+
+/// With cross-checking on, the interleaving explorer audits every step it takes: the classes
+/// the step changed must be written by its footprint (`footprint_audit`). The baseline's
+/// walker phase at depth 2 of the walkers scope (every call of the scope's first level
+/// against every walker it generates) and the regression models above give no difference.
+#[test]
+fn every_step_of_the_walker_phase_writes_only_what_its_footprint_says() {
+    use rmapcheck::check::crosscheck;
+    use rmapcheck::explore::budget::Budget;
+    use rmapcheck::explore::checker::{self, Config as CheckerConfig, Verdict};
+    use rmapcheck::explore::scope::Scope;
+    use rmapcheck::explore::search::CallSystem;
+
+    crosscheck::enable();
+    let start = crosscheck::compared();
+    let prog = rmapcheck::models::load_model(Path::new("models/v7.3-rc4/baseline.rmap")).unwrap();
+    let mut scope = Scope::builtin("walkers").unwrap();
+    scope.max_depth = 2;
+    let budget = Budget::unlimited();
+    let sys = CallSystem::new(&prog, &scope, budget.clone());
+    let cfg = CheckerConfig {
+        max_depth: scope.max_depth,
+        max_states: scope.max_states,
+        threads: 1,
+        batch: 256,
+    };
+    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+    assert!(
+        matches!(verdict, Verdict::Holds { .. }),
+        "the baseline holds"
+    );
+    assert!(stats.transitions > 0);
+    for (name, walker) in [
+        ("stack-flag-after-expand", "rmap_walk_anon(anon_vma#0, 3)"),
+        ("zap-after-rekey", "rmap_walk_file(mapping#0, 1)"),
+        ("vma-pages-after-free", "madvise_dontneed(mm#0, 0, 4)"),
+    ] {
+        let dir = Path::new("tests/model/reduction");
+        let p = rmapcheck::models::load_model(&dir.join(format!("{name}.rmap"))).unwrap();
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+        let (world, writer) = setup(&p, &text).unwrap();
+        let calls = vec![writer, Call::parse(walker).unwrap()];
+        let cfg = Config {
+            reduction: false,
+            ..Config::default()
+        };
+        explore(&p, name, &world, &calls, &cfg).unwrap();
+    }
+    crosscheck::disable();
+    let audited = crosscheck::compared() - start;
+    assert!(audited > 1_000_000, "{audited} steps audited");
+    let d = crosscheck::take_differences();
+    assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
+}
