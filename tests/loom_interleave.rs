@@ -13,7 +13,6 @@
 
 mod model_fixtures;
 use model_fixtures::*;
-use rmapcheck::explore::footprint::Table;
 use rmapcheck::explore::interleave::{
     explore, initial_state, outcomes_of, step_thread, Config, IOutcome, Next,
 };
@@ -80,11 +79,7 @@ fn explorer_outcomes(model: &str, world: &str, calls: &[&str]) -> Outcomes {
     let calls: Vec<Call> = calls.iter().map(|c| Call::parse(c).unwrap()).collect();
     // with the footprint table, as a search's walker phase explores: the reduction against
     // what each thread may still do from where it stands; and without it (whole functions)
-    let table = Config {
-        footprints: Some(std::sync::Arc::new(Table::new(&p))),
-        ..Config::default()
-    };
-    let r = explore(&p, model, &w, &calls, &table).unwrap();
+    let r = explore(&p, model, &w, &calls, &with_table(&p)).unwrap();
     assert!(matches!(r.outcome, IOutcome::Holds), "{:?}", r.outcome);
     let whole = explore(&p, model, &w, &calls, &Config::default()).unwrap();
     assert_eq!(whole.outcomes, r.outcomes);

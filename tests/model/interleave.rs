@@ -5,18 +5,8 @@
 
 use crate::model_fixtures::*;
 use rmapcheck::check::Invariant;
-use rmapcheck::explore::footprint::Table;
 use rmapcheck::explore::interleave::{explore, Config, IOutcome, IResult};
 use rmapcheck::world::scenario::{Call, Scenario};
-
-/// The configuration a search's walker phase uses: the program's footprint table, so the
-/// reduction looks at what each thread may still do from where it stands.
-fn with_table(p: &rmapcheck::lang::Program) -> Config {
-    Config {
-        footprints: Some(std::sync::Arc::new(Table::new(p))),
-        ..Config::default()
-    }
-}
 
 fn go(model: &str, world: &str, calls: &[&str], reduction: bool) -> IResult {
     let p = load(model);
@@ -342,75 +332,4 @@ fn interleave_subcommand() {
     assert_eq!(rc, 2, "{err}");
     let (rc, _, err) = run(&args(BASELINE, &[], &["bogus"]));
     assert_eq!(rc, 2, "{err}");
-}
-
-/// A writer that breaks a file-tree key without the rmap locks and restores it before it
-/// returns, against a walker that takes the flush_dcache lock (which makes the tree count as
-/// locked for the per-step check). The breakage is visible only in the orders where the
-/// walker does not hold that lock; the reduction must keep one of them. Taking or dropping a
-/// tree's write-side lock reads what the per-step check reads (`footprint::TREE_CHECKED`):
-/// without that, the remaining-footprint reduction let the writer run alone once the walk had
-/// ended and said holds (found in review).
-#[test]
-fn a_transient_tree_breakage_is_found_whoever_holds_the_flush_lock() {
-    let text = r#"#include "baseline.rmap"
-
-/* a writer that breaks the file tree's augment without the rmap locks, then restores it */
-int sys_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
-{
-	struct vm_area_struct *vma;
-
-	mmap_write_lock(mm);
-	vma = find_vma(mm, start);
-	vma_start_write(vma);
-	vma->vm_start = vma->vm_start;
-	vma->vm_pgoff = 200;
-	vma->vm_pgoff = 100;
-	mmap_write_unlock(mm);
-	return 0;
-}
-"#;
-    let p = rmapcheck::lang::load_str(
-        "transient.rmap",
-        text,
-        std::path::Path::new("models/v7.3-rc4"),
-        &rmapcheck::world::schema(),
-    )
-    .expect("the model loads");
-    let w = Scenario::parse(
-        r#"
-[[file]]
-name = "f"
-[[mm]]
-[[mm.vma]]
-start = 0
-end = 8
-pgoff = 100
-file = "f"
-"#,
-    )
-    .unwrap()
-    .build()
-    .unwrap();
-    let calls: Vec<Call> = ["sys_munmap(mm#0, 0, 1)", "flush_dcache_walk(mapping#0, 50)"]
-        .iter()
-        .map(|c| Call::parse(c).unwrap())
-        .collect();
-    let off = Config {
-        reduction: false,
-        ..Config::default()
-    };
-    for (what, cfg) in [
-        ("no reduction", off),
-        ("whole functions", Config::default()),
-        ("remaining footprints", with_table(&p)),
-    ] {
-        let r = explore(&p, "transient", &w, &calls, &cfg).unwrap();
-        match &r.outcome {
-            IOutcome::Violation(t) => {
-                assert_eq!(t.invariant(), Some(Invariant::Augment), "{what}: {t:?}")
-            }
-            other => panic!("{what}: {other:?}"),
-        }
-    }
 }

@@ -5,22 +5,28 @@
 //! still do (the footprint table, as a search's walker phase explores). The models (in
 //! `reduction/`) include the baseline and redefine one writer or walker.
 
+use crate::model_fixtures::with_table;
 use rmapcheck::check::Invariant;
-use rmapcheck::explore::footprint::Table;
 use rmapcheck::explore::interleave::{explore, setup, Config, IOutcome};
+use rmapcheck::lang::Program;
 use rmapcheck::world::scenario::Call;
+use rmapcheck::world::World;
 use std::path::Path;
-use std::sync::Arc;
 
-/// `reduction/NAME.rmap` against its `NAME.toml` (setup calls, then the writer), with
-/// `walker` as the second thread: every explorer must report `want`.
-fn caught_by_all(name: &str, walker: &str, want: Invariant) {
+/// `reduction/NAME.rmap`, the world its `NAME.toml` sets up (its calls but the last), and the
+/// threads: that last call (the writer), then `walker`.
+fn pair(name: &str, walker: &str) -> (Program, World, Vec<Call>) {
     let dir = Path::new("tests/model/reduction");
     let prog = rmapcheck::models::load_model(&dir.join(format!("{name}.rmap")))
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
     let (world, writer) = setup(&prog, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let calls = vec![writer, Call::parse(walker).unwrap()];
+    (prog, world, vec![writer, Call::parse(walker).unwrap()])
+}
+
+/// [`pair`]`(name, walker)`: every explorer must report `want`.
+fn caught_by_all(name: &str, walker: &str, want: Invariant) {
+    let (prog, world, calls) = pair(name, walker);
     let configs = [
         (
             "no reduction",
@@ -30,13 +36,7 @@ fn caught_by_all(name: &str, walker: &str, want: Invariant) {
             },
         ),
         ("whole functions", Config::default()),
-        (
-            "remaining footprints",
-            Config {
-                footprints: Some(Arc::new(Table::new(&prog))),
-                ..Config::default()
-            },
-        ),
+        ("remaining footprints", with_table(&prog)),
     ];
     for (what, cfg) in configs {
         let r = explore(&prog, name, &world, &calls, &cfg).unwrap();
@@ -52,6 +52,20 @@ fn caught_by_all(name: &str, walker: &str, want: Invariant) {
             other => panic!("{name}, {what}: {other:?}"),
         }
     }
+}
+
+/// A writer that breaks a file-tree key without the rmap locks and restores it before it
+/// returns, against a walker that takes the flush_dcache lock (which makes the tree count as
+/// locked for the per-step check): the breakage shows only in the orders where the walker
+/// does not hold that lock. Taking or dropping a tree's write-side lock reads what the
+/// per-step check reads (`footprint::TREE_CHECKED`).
+#[test]
+fn a_transient_tree_breakage_is_found_whoever_holds_the_flush_lock() {
+    caught_by_all(
+        "transient-breakage-under-flush-lock",
+        "flush_dcache_walk(mapping#0, 50)",
+        Invariant::Augment,
+    );
 }
 
 /// `World::observe` excuses a pte of a stack whose setup is incomplete (a `vm_flags` bit):
@@ -138,11 +152,7 @@ fn every_step_of_the_walker_phase_writes_only_what_its_footprint_says() {
         ("zap-after-rekey", "rmap_walk_file(mapping#0, 1)"),
         ("vma-pages-after-free", "madvise_dontneed(mm#0, 0, 4)"),
     ] {
-        let dir = Path::new("tests/model/reduction");
-        let p = rmapcheck::models::load_model(&dir.join(format!("{name}.rmap"))).unwrap();
-        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
-        let (world, writer) = setup(&p, &text).unwrap();
-        let calls = vec![writer, Call::parse(walker).unwrap()];
+        let (p, world, calls) = pair(name, walker);
         let cfg = Config {
             reduction: false,
             ..Config::default()

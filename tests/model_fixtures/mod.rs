@@ -19,6 +19,17 @@ pub fn load(path: &str) -> Program {
     load_model(Path::new(path)).unwrap_or_else(|d| panic!("{path} does not load:\n{d}"))
 }
 
+/// The interleaving configuration a search's walker phase uses: the program's footprint
+/// table, so the reduction looks at what each thread may still do from where it stands.
+pub fn with_table(p: &Program) -> rmapcheck::explore::interleave::Config {
+    rmapcheck::explore::interleave::Config {
+        footprints: Some(std::sync::Arc::new(
+            rmapcheck::explore::footprint::Table::new(p),
+        )),
+        ..Default::default()
+    }
+}
+
 /// Where a run stopped: the index of the failing call, the call, and the failure.
 #[derive(Debug)]
 pub struct Stop {
