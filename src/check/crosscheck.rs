@@ -35,7 +35,7 @@ pub fn take_differences() -> Vec<String> {
     std::mem::take(&mut *DIFFERENCES.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// Record the outcome of another cross-check (the interleaving explorer's audit of its
+/// Record the outcome of a cross-check ([`compare`], the interleaving explorer's audit of its
 /// footprints): counted, and its difference kept when there is one.
 pub(crate) fn record(difference: Option<String>) {
     COMPARED.fetch_add(1, Ordering::Relaxed);
@@ -49,13 +49,8 @@ pub(crate) fn record(difference: Option<String>) {
 
 /// Record the comparison of a check's incremental answer with its whole one.
 pub(crate) fn compare(what: &str, incremental: &[Violation], whole: &[Violation]) {
-    COMPARED.fetch_add(1, Ordering::Relaxed);
-    if incremental != whole {
-        DIFFERENCES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(format!(
-                "{what}: incremental {incremental:?}, whole {whole:?}"
-            ));
-    }
+    record(
+        (incremental != whole)
+            .then(|| format!("{what}: incremental {incremental:?}, whole {whole:?}")),
+    );
 }
