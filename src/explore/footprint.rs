@@ -553,6 +553,15 @@ mod tests {
         a.read & !b.read == 0 && a.write & !b.write == 0
     }
 
+    /// `Class::ALL_CLASSES` lists every class once, in declaration order, `All` last.
+    #[test]
+    fn all_classes_lists_the_enum() {
+        assert_eq!(Class::ALL_CLASSES.len(), Class::All as usize + 1);
+        for (i, c) in Class::ALL_CLASSES.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{c:?}");
+        }
+    }
+
     /// On the baseline: the rest from any position lies inside the function's static
     /// footprint; an instruction's rest holds its own footprint and its fall-through
     /// successor's; a stack's remaining footprint joins the innermost frame's rest with each
