@@ -24,7 +24,10 @@
 //! check looks at (a tree, its keys, what a walk's oracle reads, whether a tree counts as
 //! locked) conflicts with every step that looks at it or decides whether it is looked at, so
 //! the two are never reordered away (see `footprint`). Otherwise every live thread is stepped:
-//! threads switch only at steps that touch a class another thread also touches.
+//! threads switch only at steps that touch a class another thread also touches. With
+//! cross-checking on, each step's changes are audited against its footprint's writes
+//! (`footprint_audit`), and each time the reduction steps one thread alone, the claim is
+//! audited by taking that step and the others' steps in both orders (`independence`).
 //!
 //! A step copies its state into one the exploration is done with, shares the threads it does
 //! not step with the parent and rehashes only the world and the stepped thread (`state`): the
@@ -44,7 +47,9 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod independence;
 mod state;
+pub use independence::claims as independence_claims;
 pub use state::IState;
 use state::{recycle, spare_copy};
 
@@ -395,6 +400,9 @@ impl TransitionSystem for Threads<'_> {
                         .filter(|&&u| u != t)
                         .all(|&u| !conflict(&fp, &rests[u]));
                     if self.cfg.reduction && independent {
+                        if check::crosscheck::on() {
+                            independence::audit(self.prog, s, t, &alive, self.cfg);
+                        }
                         for (_, other) in ex.succs.drain(..) {
                             recycle(other);
                         }

@@ -6,6 +6,7 @@
 //!   stopped after `STATES` states, `WALKER_STATES` with walkers (most mutants fail well within them);
 //! - every interleaving obligation (concurrent walkers: per-step checks between threads).
 
+use crate::model_fixtures::crosschecked;
 use rmapcheck::check::crosscheck;
 use rmapcheck::cmd::load_model;
 use rmapcheck::exec::compiled::Code;
@@ -156,15 +157,13 @@ fn interleavings() -> usize {
 
 #[test]
 fn incremental_tree_checks_answer_as_the_whole_ones() {
-    crosscheck::enable();
-    let start = crosscheck::compared();
-    let calls = fuzz_corpora();
-    assert_no_differences("fuzz corpora");
-    let failed = obligation_searches();
-    let interleaved = interleavings();
-    let compared = crosscheck::compared() - start;
-    // the rest of the binary's tests run unchecked again (slower with it)
-    crosscheck::disable();
+    let ((calls, failed, interleaved), seen) = crosschecked(|| {
+        let calls = fuzz_corpora();
+        assert_no_differences("fuzz corpora");
+        (calls, obligation_searches(), interleavings())
+    });
+    assert!(seen.differences.is_empty(), "{:?}", seen.differences);
+    let compared = seen.compared;
     println!(
         "{calls} corpus calls, {failed} failing searches, {interleaved} interleaving \
          obligations, {compared} checks compared"

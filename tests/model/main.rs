@@ -12,6 +12,7 @@ mod fault_vma_lock;
 mod fidelity_doc;
 mod frontier;
 mod incremental_checks;
+mod independence_audit;
 mod interleave;
 mod mmap_fixed;
 #[path = "../model_fixtures/mod.rs"]

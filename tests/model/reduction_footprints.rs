@@ -5,7 +5,7 @@
 //! still do (the footprint table, as a search's walker phase explores). The models (in
 //! `reduction/`) include the baseline and redefine one writer or walker.
 
-use crate::model_fixtures::with_table;
+use crate::model_fixtures::{crosschecked, with_table};
 use rmapcheck::check::Invariant;
 use rmapcheck::explore::interleave::{explore, setup, Config, IOutcome};
 use rmapcheck::lang::Program;
@@ -116,52 +116,97 @@ fn a_builtin_reads_whether_its_vma_is_alive() {
     );
 }
 
-/// With cross-checking on, the interleaving explorer audits every step it takes: the classes
-/// the step changed must be written by its footprint (`footprint_audit`). The baseline's
-/// walker phase at depth 2 of the walkers scope (every call of the scope's first level
-/// against every walker it generates) and the regression models above give no difference.
-#[test]
-fn every_step_of_the_walker_phase_writes_only_what_its_footprint_says() {
-    use rmapcheck::check::crosscheck;
+/// The walker phase of a search of the baseline in `scope` to `depth`, every step of it
+/// cross-checked: the differences, and how many checks and independence claims ran.
+fn audited_walker_phase(
+    scope: rmapcheck::explore::scope::Scope,
+    depth: u32,
+) -> (crate::model_fixtures::Crosschecked, u64) {
     use rmapcheck::explore::budget::Budget;
     use rmapcheck::explore::checker::{self, Config as CheckerConfig, Verdict};
-    use rmapcheck::explore::scope::Scope;
-    use rmapcheck::explore::search::CallSystem;
+    use rmapcheck::explore::interleave::independence_claims;
+    use rmapcheck::explore::search::{CallFailure, CallSystem};
 
-    crosscheck::enable();
-    let start = crosscheck::compared();
-    let prog = rmapcheck::models::load_model(Path::new("models/v7.3-rc4/baseline.rmap")).unwrap();
-    let mut scope = Scope::builtin("walkers").unwrap();
-    scope.max_depth = 2;
-    let budget = Budget::unlimited();
-    let sys = CallSystem::new(&prog, &scope, budget.clone());
-    let cfg = CheckerConfig {
-        max_depth: scope.max_depth,
-        max_states: scope.max_states,
-        threads: 1,
-        batch: 256,
-    };
-    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
-    assert!(
-        matches!(verdict, Verdict::Holds { .. }),
-        "the baseline holds"
-    );
-    assert!(stats.transitions > 0);
-    for (name, walker) in [
-        ("stack-flag-after-expand", "rmap_walk_anon(anon_vma#0, 3)"),
-        ("zap-after-rekey", "rmap_walk_file(mapping#0, 1)"),
-        ("vma-pages-after-free", "madvise_dontneed(mm#0, 0, 4)"),
-    ] {
-        let (p, world, calls) = pair(name, walker);
-        let cfg = Config {
-            reduction: false,
-            ..Config::default()
+    let (claims, seen) = crosschecked(|| {
+        let claims = independence_claims();
+        let prog =
+            rmapcheck::models::load_model(Path::new("models/v7.3-rc4/baseline.rmap")).unwrap();
+        let mut scope = scope;
+        scope.max_depth = depth;
+        let budget = Budget::unlimited();
+        let sys = CallSystem::new(&prog, &scope, budget.clone());
+        let cfg = CheckerConfig {
+            max_depth: scope.max_depth,
+            max_states: scope.max_states,
+            threads: 1,
+            batch: 256,
         };
-        explore(&p, name, &world, &calls, &cfg).unwrap();
-    }
-    crosscheck::disable();
-    let audited = crosscheck::compared() - start;
-    assert!(audited > 1_000_000, "{audited} steps audited");
-    let d = crosscheck::take_differences();
+        let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+        let failure = match &verdict {
+            Verdict::Failed {
+                failure: CallFailure::Interleaving(t),
+                ..
+            } => format!("{:?}", t.violations),
+            _ => String::new(),
+        };
+        assert!(
+            matches!(verdict, Verdict::Holds { .. }),
+            "the baseline holds {failure}"
+        );
+        assert!(stats.transitions > 0);
+        independence_claims() - claims
+    });
+    println!(
+        "{} cross-checks, {claims} independence claims",
+        seen.compared
+    );
+    (seen, claims)
+}
+
+/// With cross-checking on, the interleaving explorer audits every step it takes: the classes
+/// the step changed must be written by its footprint (`footprint_audit`), and every time the
+/// reduction steps one thread alone, that step must commute with each other thread's steps
+/// on its own (`interleave::independence`). The baseline's walker phase at depth 2 of the
+/// walkers scope (every call of the scope's first level against every walker it generates)
+/// and the regression models above, with and without the reduction, give no difference.
+#[test]
+fn every_step_of_the_walker_phase_keeps_to_its_footprint() {
+    let (seen, claims) = audited_walker_phase(
+        rmapcheck::explore::scope::Scope::builtin("walkers").unwrap(),
+        2,
+    );
+    assert!(seen.compared > 1_000_000, "{} cross-checks", seen.compared);
+    assert!(claims > 1_000_000, "{claims} independence claims audited");
+    let d = &seen.differences;
+    assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
+    let ((), seen) = crosschecked(|| {
+        for (name, walker) in [
+            ("stack-flag-after-expand", "rmap_walk_anon(anon_vma#0, 3)"),
+            ("zap-after-rekey", "rmap_walk_file(mapping#0, 1)"),
+            ("vma-pages-after-free", "madvise_dontneed(mm#0, 0, 4)"),
+        ] {
+            let (p, world, calls) = pair(name, walker);
+            let cfg = Config {
+                reduction: false,
+                ..Config::default()
+            };
+            explore(&p, name, &world, &calls, &cfg).unwrap();
+            explore(&p, name, &world, &calls, &with_table(&p)).unwrap();
+        }
+    });
+    assert!(seen.compared > 0);
+    let d = &seen.differences;
+    assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
+}
+
+/// The same audit on the per-VMA-lock write faults as the concurrent threads
+/// (`proofs/scopes/fault-walkers.toml`), which write the world as the writers do.
+#[test]
+fn every_step_against_the_fault_walkers_keeps_to_its_footprint() {
+    let text = std::fs::read_to_string("proofs/scopes/fault-walkers.toml").unwrap();
+    let scope = rmapcheck::explore::scope::Scope::parse(&text).unwrap();
+    let (seen, claims) = audited_walker_phase(scope, 2);
+    assert!(claims > 100_000, "{claims} independence claims audited");
+    let d = &seen.differences;
     assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
 }

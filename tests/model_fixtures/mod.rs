@@ -519,3 +519,33 @@ pub fn extra_scenarios() -> Vec<(&'static str, &'static str, Vec<&'static str>)>
         ),
     ]
 }
+
+/// What [`crosschecked`] saw: the cross-checks recorded while it ran and their differences.
+pub struct Crosschecked {
+    pub compared: u64,
+    pub differences: Vec<String>,
+}
+
+/// Run `f` with cross-checking on (`rmapcheck::check::crosscheck`), one such run at a time in
+/// this test binary: the switch and the record of differences are the process's, so two runs
+/// at once would switch it off under each other or take each other's differences. Tests that
+/// do not cross-check may run meanwhile; their checks are then compared too.
+pub fn crosschecked<R>(f: impl FnOnce() -> R) -> (R, Crosschecked) {
+    use rmapcheck::check::crosscheck;
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // what earlier unchecked runs left is not this run's
+    crosscheck::take_differences();
+    crosscheck::enable();
+    let start = crosscheck::compared();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    crosscheck::disable();
+    let seen = Crosschecked {
+        compared: crosscheck::compared() - start,
+        differences: crosscheck::take_differences(),
+    };
+    match r {
+        Ok(r) => (r, seen),
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
