@@ -372,6 +372,11 @@ enum Cmd {
         /// Explore without the partial-order reduction.
         #[arg(long)]
         no_reduction: bool,
+        /// Audit the run (slower): every step's changes against its footprint, every
+        /// independence claim of the reduction in both orders, every incremental tree check
+        /// against the whole one. A difference makes `holds` `incomplete` (exit 3).
+        #[arg(long)]
+        audit: bool,
         /// Stop (incomplete) after this many states per thread set.
         #[arg(long, default_value_t = 0)]
         max_states: usize,
@@ -571,6 +576,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             kinds,
             scope,
             no_reduction,
+            audit,
             max_states,
             progress,
         } => {
@@ -589,6 +595,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                     kinds
                 },
                 no_reduction,
+                audit,
                 max_states,
                 progress: !progress.quiet,
             };

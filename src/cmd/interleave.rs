@@ -33,6 +33,9 @@ pub struct InterleaveArgs {
     /// first four when empty.
     pub kinds: Vec<String>,
     pub no_reduction: bool,
+    /// Cross-check the run (`check::crosscheck`): a difference turns `holds` into
+    /// `incomplete`.
+    pub audit: bool,
     pub max_states: usize,
     /// Show progress (a spinner on a terminal).
     pub progress: bool,
@@ -121,6 +124,60 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         ..Config::default()
     };
     let name = a.model.display().to_string();
+    if a.audit {
+        crate::check::crosscheck::enable();
+    }
+    let status = run_sets(a, &prog, &name, &world, &writer, &sets, &cfg, out);
+    if !a.audit {
+        return status;
+    }
+    crate::check::crosscheck::disable();
+    audited(&name, status?, out)
+}
+
+/// The verdict of an audited run: a counterexample stands (its steps are a real
+/// interleaving, whatever the reduction skipped), but `holds` rests on the footprints and the
+/// incremental checks, so a difference the audit found makes it `incomplete`.
+fn audited(name: &str, status: Exit, out: &mut dyn Write) -> CmdResult {
+    let compared = crate::check::crosscheck::compared();
+    let d = crate::check::crosscheck::take_differences();
+    if d.is_empty() {
+        writeln!(out, "{name}: audit: {compared} cross-checks, no difference")?;
+        return Ok(status);
+    }
+    let distinct: std::collections::BTreeSet<&String> = d.iter().collect();
+    writeln!(
+        out,
+        "{name}: audit: {} differences ({} distinct) in {compared} cross-checks:",
+        d.len(),
+        distinct.len()
+    )?;
+    for x in distinct.iter().take(10) {
+        writeln!(out, "  {x}")?;
+    }
+    if status != Exit::Ok {
+        return Ok(status);
+    }
+    writeln!(
+        out,
+        "{name}: incomplete: holds is not established while the audit finds differences \
+         (run with --no-reduction)"
+    )?;
+    Ok(Exit::Incomplete)
+}
+
+/// Explore the writer against each walker set in turn.
+#[allow(clippy::too_many_arguments)]
+fn run_sets(
+    a: &InterleaveArgs,
+    prog: &Program,
+    name: &str,
+    world: &World,
+    writer: &Call,
+    sets: &[Vec<Call>],
+    cfg: &Config,
+    out: &mut dyn Write,
+) -> CmdResult {
     let (mut states, mut status) = (0usize, Exit::Ok);
     let bar = super::progress::Bar::new(a.progress, &name);
     for (i, set) in sets.iter().enumerate() {
@@ -139,7 +196,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         ));
         let mut calls = vec![writer.clone()];
         calls.extend(set.iter().cloned());
-        let r = match explore(&prog, &name, &world, &calls, &cfg) {
+        let r = match explore(prog, &name, world, &calls, cfg) {
             Ok(r) => r,
             Err(e) => {
                 return Err(CmdError::line(format_args!("rmapcheck interleave: {e}")));
@@ -154,7 +211,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
                     "{name}: COUNTEREXAMPLE {}\n",
                     t.invariant().map_or("", Invariant::name)
                 )?;
-                write!(out, "{}", interleaved::render(&t, &prog))?;
+                write!(out, "{}", interleaved::render(&t, prog))?;
                 return Ok(Exit::Found);
             }
             IOutcome::Incomplete(m) => {
@@ -172,4 +229,37 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         )?;
     }
     Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A difference the audit recorded turns `holds` into `incomplete`, names the difference,
+    /// and leaves a counterexample's exit status alone. (The only test of this library that
+    /// touches the record of differences: it takes what it recorded.)
+    #[test]
+    fn a_difference_makes_holds_incomplete() {
+        let run = |status| {
+            crate::check::crosscheck::take_differences();
+            crate::check::crosscheck::record(Some("a claim that failed".into()));
+            let mut out = Vec::new();
+            let exit = audited("m", status, &mut out).unwrap();
+            (exit, String::from_utf8(out).unwrap())
+        };
+        let (exit, out) = run(Exit::Ok);
+        assert_eq!(exit, Exit::Incomplete, "{out}");
+        assert!(out.contains("1 differences (1 distinct)"), "{out}");
+        assert!(out.contains("  a claim that failed"), "{out}");
+        assert!(
+            out.contains("m: incomplete: holds is not established"),
+            "{out}"
+        );
+        let (exit, out) = run(Exit::Found);
+        assert_eq!(exit, Exit::Found, "{out}");
+        assert!(!out.contains("incomplete"), "{out}");
+        let mut out = Vec::new();
+        assert_eq!(audited("m", Exit::Ok, &mut out).unwrap(), Exit::Ok);
+        assert!(String::from_utf8(out).unwrap().ends_with("no difference\n"));
+    }
 }

@@ -586,3 +586,46 @@ fn interleaved_trace_wraps_at_tokens_and_explains_hidden_steps() {
     );
     assert!(out.contains("T0 (writer): munmap(mm#0, [3,5))"), "{out}");
 }
+
+/// `interleave --audit` cross-checks the run: on the baseline it reports how many cross-checks
+/// ran and no difference, with the verdict and exit status of the run without it; a
+/// counterexample still exits 1 (its steps are a real interleaving).
+#[test]
+fn interleave_audit_reports_its_cross_checks_and_keeps_the_verdict() {
+    let args = [
+        "interleave",
+        BASE,
+        "--ops",
+        "examples/interleave/munmap-middle.toml",
+        "--walker",
+        "rmap_walk_file(mapping#0, 105)",
+        "--quiet",
+    ];
+    let (code, plain, err) = rc(&args);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = rc(&[&args[..], &["--audit"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with(&plain), "{plain}\n---\n{out}");
+    let line = out.lines().last().unwrap_or_default();
+    let n: u64 = line
+        .split("audit: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        n > 100 && line.ends_with("cross-checks, no difference"),
+        "{out}"
+    );
+    let (code, out, err) = rc(&[
+        "interleave",
+        "models/mutants/walker-no-lock.rmap",
+        "--ops",
+        "examples/interleave/munmap-middle.toml",
+        "--quiet",
+        "--audit",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("COUNTEREXAMPLE"), "{out}");
+    assert!(out.contains("audit: "), "{out}");
+}
