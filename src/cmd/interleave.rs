@@ -179,7 +179,7 @@ fn run_sets(
     out: &mut dyn Write,
 ) -> CmdResult {
     let (mut states, mut status) = (0usize, Exit::Ok);
-    let bar = super::progress::Bar::new(a.progress, &name);
+    let bar = super::progress::Bar::new(a.progress, name);
     for (i, set) in sets.iter().enumerate() {
         if crate::explore::budget::stop_requested() {
             writeln!(
@@ -196,7 +196,7 @@ fn run_sets(
         ));
         let mut calls = vec![writer.clone()];
         calls.extend(set.iter().cloned());
-        let r = match explore(prog, &name, world, &calls, cfg) {
+        let r = match explore(prog, name, world, &calls, cfg) {
             Ok(r) => r,
             Err(e) => {
                 return Err(CmdError::line(format_args!("rmapcheck interleave: {e}")));
