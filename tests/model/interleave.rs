@@ -307,6 +307,7 @@ fn interleave_subcommand() {
         walkers: 1,
         kinds: kinds.iter().map(|s| s.to_string()).collect(),
         no_reduction: false,
+        audit: false,
         max_states: 0,
         progress: false,
     };
