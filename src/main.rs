@@ -169,6 +169,10 @@ enum Cmd {
         /// verdicts. Traces are always recorded with the reference interpreter.
         #[arg(long, value_enum, default_value_t = rmapcheck::scope::Engine::Compiled)]
         engine: rmapcheck::scope::Engine,
+        /// Audit the search (slower), as `interleave --audit` does: a difference makes a
+        /// model's `holds` `incomplete`.
+        #[arg(long)]
+        audit: bool,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -410,6 +414,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             file_symmetry,
             commute,
             engine,
+            audit,
         } => {
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -430,6 +435,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 file_symmetry,
                 commute,
                 engine,
+                audit,
                 format: format.lib(),
                 trace_dir,
                 repro_dir,

@@ -61,6 +61,8 @@ pub struct CheckArgs {
     pub commute: bool,
     /// The engine that runs the calls (the same states and verdicts either way).
     pub engine: crate::scope::Engine,
+    /// Cross-check the search (`check::crosscheck`): a difference makes `holds` `incomplete`.
+    pub audit: bool,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -99,6 +101,9 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     s.engine = a.engine;
     if a.cluster.is_some() && s.commute {
         return Err("the distributed search does not use sleep sets: no --commute".into());
+    }
+    if a.audit && (a.simulate.is_some() || a.cluster.is_some()) {
+        return Err("--audit audits the single-process exhaustive search".into());
     }
     if let Some(sim) = &a.simulate {
         if a.max_depth.is_some() {
@@ -340,8 +345,13 @@ impl Run<'_> {
         };
         let (outcome, stats, line) = match (&self.a.simulate, &self.a.cluster) {
             (None, None) => {
-                let (outcome, stats) =
+                let start = self.a.audit.then(super::audit::begin);
+                let (mut outcome, stats) =
                     search_within(&prog, &name, self.scope, &budget, &mut report);
+                if let Some(start) = start {
+                    let audit = super::audit::finding(&name, start, &mut outcome);
+                    self.say(&audit)?;
+                }
                 let line = verdict_line(m, &outcome, &stats);
                 (outcome, stats, line)
             }

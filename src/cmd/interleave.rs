@@ -124,45 +124,30 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         ..Config::default()
     };
     let name = a.model.display().to_string();
-    if a.audit {
-        crate::check::crosscheck::enable();
-    }
+    let start = a.audit.then(super::audit::begin);
     let status = run_sets(a, &prog, &name, &world, &writer, &sets, &cfg, out);
-    if !a.audit {
+    let Some(start) = start else {
         return status;
-    }
-    crate::check::crosscheck::disable();
-    audited(&name, status?, out)
+    };
+    let (compared, d) = super::audit::take(start);
+    audited(&name, status?, compared, &d, out)
 }
 
 /// The verdict of an audited run: a counterexample stands (its steps are a real
 /// interleaving, whatever the reduction skipped), but `holds` rests on the footprints and the
 /// incremental checks, so a difference the audit found makes it `incomplete`.
-fn audited(name: &str, status: Exit, out: &mut dyn Write) -> CmdResult {
-    let compared = crate::check::crosscheck::compared();
-    let d = crate::check::crosscheck::take_differences();
-    if d.is_empty() {
-        writeln!(out, "{name}: audit: {compared} cross-checks, no difference")?;
+fn audited(
+    name: &str,
+    status: Exit,
+    compared: u64,
+    d: &[String],
+    out: &mut dyn Write,
+) -> CmdResult {
+    writeln!(out, "{}", super::audit::describe(name, compared, d))?;
+    if d.is_empty() || status != Exit::Ok {
         return Ok(status);
     }
-    let distinct: std::collections::BTreeSet<&String> = d.iter().collect();
-    writeln!(
-        out,
-        "{name}: audit: {} differences ({} distinct) in {compared} cross-checks:",
-        d.len(),
-        distinct.len()
-    )?;
-    for x in distinct.iter().take(10) {
-        writeln!(out, "  {x}")?;
-    }
-    if status != Exit::Ok {
-        return Ok(status);
-    }
-    writeln!(
-        out,
-        "{name}: incomplete: holds is not established while the audit finds differences \
-         (run with --no-reduction)"
-    )?;
+    writeln!(out, "{name}: incomplete: {}", super::audit::reason(d.len()))?;
     Ok(Exit::Incomplete)
 }
 
@@ -235,31 +220,32 @@ fn run_sets(
 mod tests {
     use super::*;
 
-    /// A difference the audit recorded turns `holds` into `incomplete`, names the difference,
-    /// and leaves a counterexample's exit status alone. (The only test of this library that
-    /// touches the record of differences: it takes what it recorded.)
+    /// A difference the audit found turns `holds` into `incomplete` and is named; a
+    /// counterexample's exit status stays.
     #[test]
     fn a_difference_makes_holds_incomplete() {
-        let run = |status| {
-            crate::check::crosscheck::take_differences();
-            crate::check::crosscheck::record(Some("a claim that failed".into()));
+        let d = vec!["a claim that failed".to_string()];
+        let run = |status, d: &[String]| {
             let mut out = Vec::new();
-            let exit = audited("m", status, &mut out).unwrap();
+            let exit = audited("m", status, 7, d, &mut out).unwrap();
             (exit, String::from_utf8(out).unwrap())
         };
-        let (exit, out) = run(Exit::Ok);
+        let (exit, out) = run(Exit::Ok, &d);
         assert_eq!(exit, Exit::Incomplete, "{out}");
-        assert!(out.contains("1 differences (1 distinct)"), "{out}");
-        assert!(out.contains("  a claim that failed"), "{out}");
         assert!(
-            out.contains("m: incomplete: holds is not established"),
+            out.contains("1 differences (1 distinct) in 7 cross-checks"),
             "{out}"
         );
-        let (exit, out) = run(Exit::Found);
+        assert!(out.contains("  a claim that failed"), "{out}");
+        assert!(
+            out.contains("m: incomplete: the audit found 1 differences"),
+            "{out}"
+        );
+        let (exit, out) = run(Exit::Found, &d);
         assert_eq!(exit, Exit::Found, "{out}");
         assert!(!out.contains("incomplete"), "{out}");
-        let mut out = Vec::new();
-        assert_eq!(audited("m", Exit::Ok, &mut out).unwrap(), Exit::Ok);
-        assert!(String::from_utf8(out).unwrap().ends_with("no difference\n"));
+        let (exit, out) = run(Exit::Ok, &[]);
+        assert_eq!(exit, Exit::Ok);
+        assert!(out.ends_with("7 cross-checks, no difference\n"), "{out}");
     }
 }

@@ -12,6 +12,7 @@
 //! | 130 | a second SIGINT/SIGTERM (the signal handler exits at once) |
 //! | 141 | standard output or error was closed (a reader such as `head` went away) |
 
+mod audit;
 pub mod check;
 pub mod compare;
 pub mod diff;

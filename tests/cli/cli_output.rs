@@ -629,3 +629,25 @@ fn interleave_audit_reports_its_cross_checks_and_keeps_the_verdict() {
     assert!(out.contains("COUNTEREXAMPLE"), "{out}");
     assert!(out.contains("audit: "), "{out}");
 }
+
+/// `check --audit` reports its cross-checks per model with the verdict of the run without it;
+/// a counterexample still exits 1; it audits only the single-process exhaustive search.
+#[test]
+fn check_audit_reports_its_cross_checks_and_keeps_the_verdict() {
+    let (code, out, err) = rc(&["check", "--scope", "tiny", "--quiet", "--audit", BASE]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(" cross-checks, no difference"), "{out}");
+    assert!(out.contains(": holds"), "{out}");
+    let (code, out, err) = rc(&["check", "--scope", "tiny", "--quiet", "--audit", MUTANT]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("audit: ") && out.contains("COUNTEREXAMPLE"),
+        "{out}"
+    );
+    let (code, _, err) = rc(&["check", "--audit", "--simulate", "3", "--quiet", BASE]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--audit audits the single-process exhaustive search"),
+        "{err}"
+    );
+}
