@@ -6,6 +6,12 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use rmapcheck::cmd::{exit_status, CmdError, CmdResult};
 
+#[path = "main/cli_opts.rs"]
+mod cli_opts;
+use cli_opts::{
+    ClusterOpts, CrashOpts, Format, ProgressOpts, ScopeOpts, SimulateOpts, TraceFileOpts,
+};
+
 #[derive(Parser)]
 #[command(
     name = "rmapcheck",
@@ -15,114 +21,6 @@ use rmapcheck::cmd::{exit_status, CmdError, CmdResult};
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
-}
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
-    /// The rmap trees at the failure, as Graphviz DOT.
-    Dot,
-    /// KTAP version 1 (kselftest, KUnit).
-    Ktap,
-    /// JUnit XML for generic CI.
-    Junit,
-    /// A Markdown summary for a review comment.
-    Markdown,
-}
-
-impl Format {
-    fn lib(self) -> rmapcheck::cmd::check::TraceFormat {
-        use rmapcheck::cmd::check::TraceFormat as T;
-        match self {
-            Format::Text => T::Text,
-            Format::Json => T::Json,
-            Format::Dot => T::Dot,
-            Format::Ktap => T::Ktap,
-            Format::Junit => T::Junit,
-            Format::Markdown => T::Markdown,
-        }
-    }
-}
-
-/// Progress display, shared by the commands that search.
-#[derive(clap::Args, Clone, Copy, Debug)]
-struct ProgressOpts {
-    /// Do not show progress.
-    #[arg(long)]
-    quiet: bool,
-}
-
-/// The scope of an exhaustive search (`check`, `compare`).
-#[derive(clap::Args, Clone, Debug)]
-struct ScopeOpts {
-    /// A built-in scope (tiny, default, contract, walkers, large) or a scope TOML file.
-    #[arg(long)]
-    scope: Option<String>,
-    /// callers (the kernel's call sites) or contract (any documented arguments).
-    #[arg(long)]
-    mode: Option<rmapcheck::scope::Mode>,
-    /// Longest call sequence to explore.
-    #[arg(long)]
-    max_depth: Option<u32>,
-}
-
-/// `check --simulate`: a deep random search in place of the exhaustive one.
-#[derive(clap::Args, Clone, Copy, Debug)]
-struct SimulateOpts {
-    /// Deep random search instead of the exhaustive one: this many seeded random walks of
-    /// up to --depth calls, with the same invariants and traces. Never `holds`: incomplete
-    /// (exit 3) unless a walk finds a counterexample (exit 1).
-    #[arg(long, value_name = "WALKS", conflicts_with_all = ["max_depth", "workers", "process", "processes", "hostfile"])]
-    simulate: Option<u64>,
-    /// Calls per walk of --simulate at most (1..=64).
-    #[arg(long, value_name = "D", requires = "simulate", default_value_t = 20)]
-    depth: u32,
-    /// Seed of --simulate's walks (the same seed, the same walks).
-    #[arg(long, value_name = "S", requires = "simulate", default_value_t = 1)]
-    seed: u64,
-}
-
-/// `check` on several worker threads or processes.
-#[derive(clap::Args, Clone, Debug)]
-struct ClusterOpts {
-    /// Search on this many timely worker threads (per process); the same verdict, states,
-    /// depth and counterexample as the single-process search.
-    #[arg(long)]
-    workers: Option<usize>,
-    /// This process's index in a cluster run (0 ..= N-1): its address is line I of the
-    /// hostfile.
-    #[arg(long)]
-    process: Option<usize>,
-    /// Processes in the cluster run (each started with the same command but --process).
-    #[arg(long)]
-    processes: Option<usize>,
-    /// The cluster's addresses, one HOST:PORT per line, process 0 first.
-    #[arg(long)]
-    hostfile: Option<PathBuf>,
-    /// Seconds to wait for every process of the cluster to connect (then exit 2).
-    #[arg(long, default_value_t = 60.0)]
-    connect_timeout: f64,
-}
-
-/// A saved trace and where a command writes what it makes of it (`repro`, `report`).
-#[derive(clap::Args, Clone, Debug)]
-struct TraceFileOpts {
-    /// The trace (JSON from `check --format json` or `--trace-dir`).
-    trace: PathBuf,
-    /// Output file (default: standard output).
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-}
-
-/// A fuzzer input and the models it selects from (`fuzz-decode`, `replay-crash`).
-#[derive(clap::Args, Clone, Debug)]
-struct CrashOpts {
-    /// The fuzzer input.
-    crash: PathBuf,
-    /// Models directory (default: $RMAPCHECK_MODELS, else `models`).
-    #[arg(long)]
-    models: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
