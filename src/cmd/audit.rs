@@ -52,38 +52,57 @@ pub(crate) fn reason(n: usize) -> String {
 /// `incomplete` when it held and the audit found a difference.
 pub(crate) fn finding(name: &str, start: u64, outcome: &mut Outcome) -> String {
     let (compared, d) = take(start);
+    judge(name, compared, &d, outcome)
+}
+
+/// [`finding`] for the cross-checks `compared` and their differences `d`.
+fn judge(name: &str, compared: u64, d: &[String], outcome: &mut Outcome) -> String {
     if !d.is_empty() && matches!(outcome, Outcome::Holds { .. }) {
         *outcome = Outcome::Incomplete {
             reason: reason(d.len()),
             complete_depth: 0,
         };
     }
-    describe(name, compared, &d)
+    describe(name, compared, d)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A difference makes a search's `holds` incomplete and is named; a difference-free
-    /// audit leaves `holds` alone. (The library's only test that switches cross-checking on;
-    /// other tests running meanwhile are cross-checked too, and find no difference.)
+    /// A difference makes a search's `holds` incomplete and is named; a counterexample is
+    /// left alone, and so is `holds` when there is no difference. (The global switch and
+    /// record are left alone: tests of this binary run at once.)
     #[test]
     fn a_difference_makes_a_search_incomplete() {
-        let start = begin();
-        crosscheck::record(Some("a claim that failed".into()));
+        let d = vec!["a claim that failed".to_string()];
         let mut o = Outcome::Holds { exhausted: true };
-        let text = finding("m", start, &mut o);
-        assert!(text.contains("1 differences (1 distinct)"), "{text}");
+        let text = judge("m", 7, &d, &mut o);
+        assert!(
+            text.contains("1 differences (1 distinct) in 7 cross-checks"),
+            "{text}"
+        );
         assert!(text.contains("\n  a claim that failed"), "{text}");
         assert!(
-            matches!(&o, Outcome::Incomplete { reason, complete_depth: 0 } if reason.contains("holds is not established")),
+            matches!(&o, Outcome::Incomplete { reason, complete_depth: 0 }
+                if reason.contains("holds is not established")),
             "{o:?}"
         );
-        let start = begin();
-        let mut o = Outcome::Holds { exhausted: true };
-        let text = finding("m", start, &mut o);
-        assert!(text.ends_with("no difference"), "{text}");
-        assert!(matches!(o, Outcome::Holds { .. }));
+        let mut o = Outcome::Holds { exhausted: false };
+        let text = judge("m", 7, &[], &mut o);
+        assert!(text.ends_with("7 cross-checks, no difference"), "{text}");
+        assert!(matches!(o, Outcome::Holds { exhausted: false }));
+        let mut o = Outcome::Incomplete {
+            reason: "time".into(),
+            complete_depth: 3,
+        };
+        judge("m", 7, &d, &mut o);
+        assert!(matches!(
+            o,
+            Outcome::Incomplete {
+                complete_depth: 3,
+                ..
+            }
+        ));
     }
 }

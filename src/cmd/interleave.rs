@@ -125,24 +125,39 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
     };
     let name = a.model.display().to_string();
     let start = a.audit.then(super::audit::begin);
-    let status = run_sets(a, &prog, &name, &world, &writer, &sets, &cfg, out);
-    let Some(start) = start else {
-        return status;
-    };
-    let (compared, d) = super::audit::take(start);
-    audited(&name, status?, compared, &d, out)
+    let ran = run_sets(a, &prog, &name, &world, &writer, &sets, &cfg, out);
+    let audit = start.map(super::audit::take);
+    let (status, states) = ran?;
+    let held = format!(
+        "{name}: holds; writer {writer} against {} walker set(s), {states} states",
+        sets.len()
+    );
+    match audit {
+        None => {
+            if status == Exit::Ok {
+                writeln!(out, "{held}")?;
+            }
+            Ok(status)
+        }
+        Some((compared, d)) => audited(&name, &held, status, compared, &d, out),
+    }
 }
 
 /// The verdict of an audited run: a counterexample stands (its steps are a real
 /// interleaving, whatever the reduction skipped), but `holds` rests on the footprints and the
-/// incremental checks, so a difference the audit found makes it `incomplete`.
+/// incremental checks, so a difference the audit found makes it `incomplete` (and `held`, the
+/// holds line, is not printed).
 fn audited(
     name: &str,
+    held: &str,
     status: Exit,
     compared: u64,
     d: &[String],
     out: &mut dyn Write,
 ) -> CmdResult {
+    if status == Exit::Ok && d.is_empty() {
+        writeln!(out, "{held}")?;
+    }
     writeln!(out, "{}", super::audit::describe(name, compared, d))?;
     if d.is_empty() || status != Exit::Ok {
         return Ok(status);
@@ -151,7 +166,8 @@ fn audited(
     Ok(Exit::Incomplete)
 }
 
-/// Explore the writer against each walker set in turn.
+/// Explore the writer against each walker set in turn: the exit status so far (a
+/// counterexample or an incomplete exploration printed) and the states explored.
 #[allow(clippy::too_many_arguments)]
 fn run_sets(
     a: &InterleaveArgs,
@@ -162,7 +178,7 @@ fn run_sets(
     sets: &[Vec<Call>],
     cfg: &Config,
     out: &mut dyn Write,
-) -> CmdResult {
+) -> Result<(Exit, usize), CmdError> {
     let (mut states, mut status) = (0usize, Exit::Ok);
     let bar = super::progress::Bar::new(a.progress, name);
     for (i, set) in sets.iter().enumerate() {
@@ -172,7 +188,7 @@ fn run_sets(
                 "{name}: incomplete (interrupted) after {i} of {} walker sets",
                 sets.len()
             )?;
-            return Ok(Exit::Incomplete);
+            return Ok((Exit::Incomplete, states));
         }
         bar.report(&format!(
             "{name}: walker set {}/{}, {states} states",
@@ -197,7 +213,7 @@ fn run_sets(
                     t.invariant().map_or("", Invariant::name)
                 )?;
                 write!(out, "{}", interleaved::render(&t, prog))?;
-                return Ok(Exit::Found);
+                return Ok((Exit::Found, states));
             }
             IOutcome::Incomplete(m) => {
                 let list: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
@@ -206,14 +222,7 @@ fn run_sets(
             }
         }
     }
-    if status == Exit::Ok {
-        writeln!(
-            out,
-            "{name}: holds; writer {writer} against {} walker set(s), {states} states",
-            sets.len()
-        )?;
-    }
-    Ok(status)
+    Ok((status, states))
 }
 
 #[cfg(test)]
@@ -227,11 +236,12 @@ mod tests {
         let d = vec!["a claim that failed".to_string()];
         let run = |status, d: &[String]| {
             let mut out = Vec::new();
-            let exit = audited("m", status, 7, d, &mut out).unwrap();
+            let exit = audited("m", "m: holds; ...", status, 7, d, &mut out).unwrap();
             (exit, String::from_utf8(out).unwrap())
         };
         let (exit, out) = run(Exit::Ok, &d);
         assert_eq!(exit, Exit::Incomplete, "{out}");
+        assert!(!out.contains("holds;"), "{out}");
         assert!(
             out.contains("1 differences (1 distinct) in 7 cross-checks"),
             "{out}"
@@ -243,9 +253,15 @@ mod tests {
         );
         let (exit, out) = run(Exit::Found, &d);
         assert_eq!(exit, Exit::Found, "{out}");
-        assert!(!out.contains("incomplete"), "{out}");
+        assert!(
+            !out.contains("incomplete") && !out.contains("holds;"),
+            "{out}"
+        );
         let (exit, out) = run(Exit::Ok, &[]);
         assert_eq!(exit, Exit::Ok);
-        assert!(out.ends_with("7 cross-checks, no difference\n"), "{out}");
+        assert!(
+            out.starts_with("m: holds; ...\n") && out.ends_with("7 cross-checks, no difference\n"),
+            "{out}"
+        );
     }
 }

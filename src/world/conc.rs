@@ -227,17 +227,23 @@ impl World {
             .into_iter()
             .map(|(m, a, f)| (m, a, f, false))
             .collect();
-        self.walks.push(WalkRecord {
-            tid: t,
-            target,
-            pgoff,
-            required,
-            required_at,
-            required_ptes,
-            found: BTreeSet::new(),
-            found_at: BTreeSet::new(),
-            done: false,
-        });
+        // kept in thread order, so that the order in which the walks began is not part of
+        // the state (two walkers beginning in either order reach one state)
+        let at = self.walks.partition_point(|w| w.tid < t);
+        self.walks.insert(
+            at,
+            WalkRecord {
+                tid: t,
+                target,
+                pgoff,
+                required,
+                required_at,
+                required_ptes,
+                found: BTreeSet::new(),
+                found_at: BTreeSet::new(),
+                done: false,
+            },
+        );
     }
 
     pub(crate) fn walk_found(&mut self, t: ThreadId, v: u32) -> Result<(), String> {
@@ -374,11 +380,17 @@ impl World {
     pub(crate) fn section_begin(&mut self, t: ThreadId, v: u32) {
         let x = &self.vmas[v as usize];
         let bounds = (x.vm_start, x.vm_end, x.vm_pgoff);
-        self.sections.push(ReadSection {
-            tid: t,
-            vma: v,
-            bounds,
-        });
+        // kept in (thread, VMA) order: the order the sections began in is not part of the
+        // state
+        let at = self.sections.partition_point(|s| (s.tid, s.vma) <= (t, v));
+        self.sections.insert(
+            at,
+            ReadSection {
+                tid: t,
+                vma: v,
+                bounds,
+            },
+        );
     }
 
     pub(crate) fn section_end(&mut self, t: ThreadId, v: u32) {

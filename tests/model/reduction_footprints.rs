@@ -210,3 +210,28 @@ fn every_step_against_the_fault_walkers_keeps_to_its_footprint() {
     let d = &seen.differences;
     assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
 }
+
+/// Two walkers of one kind: the order in which they begin their walks is not part of the state
+/// (the world keeps the walk records in thread order), so the audit finds that the reduction's
+/// claims between them hold, and the two orders meet in one state.
+#[test]
+fn two_walkers_of_one_kind_commute_in_the_audit() {
+    use rmapcheck::explore::interleave::independence_claims;
+    let prog = crate::model_fixtures::load(crate::model_fixtures::BASELINE);
+    let text = std::fs::read_to_string("examples/interleave/munmap-middle.toml").unwrap();
+    let (world, writer) = setup(&prog, &text).unwrap();
+    let calls = [
+        writer,
+        Call::parse("rmap_walk_file(mapping#0, 101)").unwrap(),
+        Call::parse("rmap_walk_file(mapping#0, 106)").unwrap(),
+    ];
+    let (claims, seen) = crosschecked(|| {
+        let claims = independence_claims();
+        let r = explore(&prog, "two-walkers", &world, &calls, &with_table(&prog)).unwrap();
+        assert!(matches!(r.outcome, IOutcome::Holds), "{:?}", r.outcome);
+        independence_claims() - claims
+    });
+    assert!(claims > 100, "{claims} claims");
+    let d = &seen.differences;
+    assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
+}
