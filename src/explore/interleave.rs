@@ -48,6 +48,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod independence;
+mod private;
 mod state;
 pub use independence::claims as independence_claims;
 pub use state::IState;
@@ -177,6 +178,8 @@ pub fn step_thread(
     edges: &mut BTreeSet<(LockClass, LockClass)>,
 ) -> Next {
     let mut n = spare_copy(s);
+    // the object this step's field access touches, if any (`private`)
+    n.world.scratch.last_field = None;
     let t = tid as ThreadId;
     let step = n.step_with(tid, |thread, world| thread.step_visible(prog, world, t));
     // a thread that does not describe its steps (the exploration's) records no text: the
@@ -395,10 +398,14 @@ impl TransitionSystem for Threads<'_> {
                         ));
                         break;
                     }
-                    let independent = alive
-                        .iter()
-                        .filter(|&&u| u != t)
-                        .all(|&u| !conflict(&fp, &rests[u]));
+                    // a field access of a VMA only `t` can reach touches nothing the others
+                    // can (`private`)
+                    let independent = (self.cfg.reduction
+                        && private::on_private_vma(self.prog, s, &n, t))
+                        || alive
+                            .iter()
+                            .filter(|&&u| u != t)
+                            .all(|&u| !conflict(&fp, &rests[u]));
                     if self.cfg.reduction && independent {
                         if check::crosscheck::on() {
                             independence::audit(self.prog, s, t, &alive, self.cfg);

@@ -122,6 +122,24 @@ impl LockClass {
 }
 
 impl World {
+    /// Whether a thread could find VMA `v` in the world: it is in some mm's VMA list, it was
+    /// ever in its file's rmap tree, an anon_vma_chain of it was ever in an anon_vma's tree,
+    /// or a walk or per-VMA read section records it. (A VMA none of this holds is reachable
+    /// only through the values a thread already holds.)
+    pub(crate) fn vma_published(&self, v: u32) -> bool {
+        self.vmas.get(v as usize).is_none_or(|x| x.file_linked)
+            || self
+                .mms
+                .iter()
+                .any(|mm| mm.vmas.values().any(|&(_, x)| x == v))
+            || self.avcs.iter().any(|c| c.linked && c.vma == Some(v))
+            || self
+                .walks
+                .iter()
+                .any(|w| w.required.contains(&v) || w.found.contains(&v))
+            || self.sections.iter().any(|s| s.vma == v)
+    }
+
     pub(crate) fn in_mm_list(&self, v: u32) -> bool {
         self.vmas[v as usize]
             .vm_mm

@@ -55,6 +55,9 @@ pub struct Scratch {
     pub tree_marks: tree_marks::TreeMarks,
     /// Lock-order edges (held class, acquired class) seen since the last take.
     pub lock_edges: Vec<(conc::LockClass, conc::LockClass)>,
+    /// The kernel object of the last field read or write (the interleaving explorer asks which
+    /// object a step's field access touched: `explore::interleave::private`).
+    pub last_field: Option<(crate::value::ObjKind, u32)>,
 }
 
 impl PartialEq for Scratch {
@@ -91,6 +94,7 @@ objects::clone_by_field!(Scratch {
     trees_dirty,
     tree_marks,
     lock_edges,
+    last_field,
 });
 
 impl Scratch {
@@ -102,12 +106,14 @@ impl Scratch {
             trees_dirty,
             tree_marks,
             lock_edges,
+            last_field,
         } = self;
         violations.clear();
         *work = Default::default();
         *trees_dirty = false;
         *tree_marks = Default::default();
         lock_edges.clear();
+        *last_field = None;
     }
 }
 

@@ -235,3 +235,15 @@ fn two_walkers_of_one_kind_commute_in_the_audit() {
     let d = &seen.differences;
     assert!(d.is_empty(), "{} differences, first {}", d.len(), d[0]);
 }
+
+/// A write to a VMA that is in no mm list and no tree is taken alone only while no other
+/// thread holds the VMA (`interleave::private`): here the walker looked the VMA up before
+/// the writer took it out of the list, and sees it emptied between two writes.
+#[test]
+fn a_vma_out_of_every_list_is_private_only_while_no_thread_holds_it() {
+    caught_by_all(
+        "held-after-unpublish",
+        "madvise_dontneed(mm#0, 0, 4)",
+        Invariant::ModelAssert,
+    );
+}

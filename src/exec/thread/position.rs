@@ -50,6 +50,16 @@ impl Thread {
         self.frames.iter().map(|fr| (fr.func, fr.pc as usize))
     }
 
+    /// Whether any value the thread holds (its frames' locals and operands, its struct
+    /// instances) satisfies `pred`: the kernel objects the thread can still reach without
+    /// looking them up again.
+    pub(crate) fn holds_any(&self, pred: impl Fn(Value) -> bool) -> bool {
+        self.frames
+            .iter()
+            .any(|fr| fr.locals.iter().chain(&fr.stack).any(|&v| pred(v)))
+            || self.heap.iter().any(|i| i.fields.iter().any(|&v| pred(v)))
+    }
+
     /// Whether the next instruction would touch the world.
     pub fn next_is_shared(&self, prog: &Program) -> bool {
         if self.outcome.is_some() {

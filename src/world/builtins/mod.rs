@@ -148,11 +148,17 @@ impl World {
 impl Host for World {
     #[inline]
     fn read_field(&mut self, _t: ThreadId, obj: Value, field: FieldId) -> R<Value> {
+        if let Value::Obj(k, id) = obj {
+            self.scratch.last_field = Some((k, id));
+        }
         self.read_field_of(obj, field)
     }
 
     #[inline]
     fn write_field(&mut self, t: ThreadId, obj: Value, field: FieldId, value: Value) -> R<()> {
+        if let Value::Obj(k, id) = obj {
+            self.scratch.last_field = Some((k, id));
+        }
         self.write_field_of(t, obj, field, value)
     }
 
