@@ -24,7 +24,8 @@
 //! check looks at (a tree, its keys, what a walk's oracle reads, whether a tree counts as
 //! locked) conflicts with every step that looks at it or decides whether it is looked at, so
 //! the two are never reordered away (see `footprint`). Otherwise every live thread is stepped:
-//! threads switch only at steps that touch a class another thread also touches. With
+//! threads switch only at steps that touch a class another thread also touches. A step that
+//! is a field access of a VMA no other thread can reach is taken alone too (`private`). With
 //! cross-checking on, each step's changes are audited against its footprint's writes
 //! (`footprint_audit`), and each time the reduction steps one thread alone, the claim is
 //! audited by taking that step and the others' steps in both orders (`independence`).
