@@ -124,10 +124,13 @@ impl LockClass {
 impl World {
     /// Whether a thread could find VMA `v` in the world: it is in some mm's VMA list, it was
     /// ever in its file's rmap tree, an anon_vma_chain of it was ever in an anon_vma's tree,
-    /// or a walk or per-VMA read section records it. (A VMA none of this holds is reachable
-    /// only through the values a thread already holds.)
+    /// it is detached and not freed (`mas_detach_first` finds such VMAs by their mm), or a
+    /// walk or per-VMA read section records it. (A VMA none of this holds is reachable only
+    /// through the values a thread already holds.)
     pub(crate) fn vma_published(&self, v: u32) -> bool {
-        self.vmas.get(v as usize).is_none_or(|x| x.file_linked)
+        self.vmas
+            .get(v as usize)
+            .is_none_or(|x| x.file_linked || (x.detached && !x.freed))
             || self
                 .mms
                 .iter()

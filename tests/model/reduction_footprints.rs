@@ -247,3 +247,15 @@ fn a_vma_out_of_every_list_is_private_only_while_no_thread_holds_it() {
         Invariant::ModelAssert,
     );
 }
+
+/// A detached VMA that is not freed can be found again by its mm (`mas_detach_first`), so it
+/// is not private to the thread that holds it: here the walker holds it while the writer,
+/// holding no pointer to it for a moment, finds it again and empties it.
+#[test]
+fn a_detached_vma_can_be_found_again() {
+    caught_by_all(
+        "refound-detached",
+        "madvise_dontneed(mm#0, 0, 4)",
+        Invariant::ModelAssert,
+    );
+}

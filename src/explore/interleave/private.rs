@@ -4,11 +4,13 @@
 //! is independent of every step the other threads can take before its thread moves again, so
 //! the reduction may take it alone.
 //!
-//! The step must be one field read or write (the instruction's object is recorded by the world
-//! as `Scratch::last_field`) of a VMA that, before and after the step:
+//! The step must be one field read, or a write of a field other than `vm_mm` (which the
+//! lock-order edges of any thread read for every VMA), the instruction's object recorded by the
+//! world as `Scratch::last_field`, of a VMA that, before and after the step:
 //! - is in no mm's VMA list, was never in a file rmap tree, has no anon_vma_chain that was ever
-//!   in an anon_vma tree, and is in no walk or per-VMA read section record
-//!   (`World::vma_published`): no thread can look it up, and no check reads it;
+//!   in an anon_vma tree, is not detached-but-not-freed (`mas_detach_first` looks those up by
+//!   their mm), and is in no walk or per-VMA read section record (`World::vma_published`): no
+//!   thread can look it up, and no per-step check reads it;
 //! - is not held by any other thread, directly or through an anon_vma_chain of it (the values in
 //!   its frames and struct instances): no thread can reach it through what it holds.
 //!
@@ -30,11 +32,12 @@ pub(super) fn on_private_vma(prog: &Program, s: &IState, n: &IState, t: usize) -
     let Some((f, pc)) = n.threads[t].last_pc(prog) else {
         return false;
     };
-    if !matches!(
-        prog.func(f).code[pc].op,
-        Op::ReadField(Field::Kernel(_)) | Op::WriteField(Field::Kernel(_))
-    ) {
-        return false;
+    match prog.func(f).code[pc].op {
+        Op::ReadField(Field::Kernel(_)) => {}
+        // another thread's lock-order edges read every VMA's `vm_mm` (`World::held_classes`:
+        // the per-VMA write locks an mmap write lock holder holds)
+        Op::WriteField(Field::Kernel(id)) if prog.field_name(id) != "vm_mm" => {}
+        _ => return false,
     }
     let Some((ObjKind::Vma, v)) = n.world.scratch.last_field else {
         return false;
