@@ -8,9 +8,7 @@ use rmapcheck::cmd::{exit_status, CmdError, CmdResult};
 
 #[path = "main/cli_opts.rs"]
 mod cli_opts;
-use cli_opts::{
-    ClusterOpts, CrashOpts, Format, ProgressOpts, ScopeOpts, SimulateOpts, TraceFileOpts,
-};
+use cli_opts::{ClusterOpts, CrashOpts, ProgressOpts, ScopeOpts, SimulateOpts, TraceFileOpts};
 
 #[derive(Parser)]
 #[command(
@@ -36,7 +34,7 @@ enum Cmd {
         /// Output format. With any but text, standard output holds only that document and the
         /// scope and verdict lines go to standard error.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: rmapcheck::cmd::check::TraceFormat,
         /// Save each counterexample as DIR/MODEL.trace.json for `rmapcheck replay`.
         #[arg(long)]
         trace_dir: Option<PathBuf>,
@@ -198,7 +196,7 @@ enum Cmd {
         verbose: bool,
         /// Certificates as text, or one test case per obligation as ktap, junit or markdown.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: rmapcheck::cmd::check::TraceFormat,
         #[command(flatten)]
         progress: ProgressOpts,
     },
@@ -334,7 +332,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 commute,
                 engine,
                 audit,
-                format: format.lib(),
+                format,
                 trace_dir,
                 repro_dir,
                 progress: !progress.quiet,
@@ -443,7 +441,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             let args = cmd::prove::ProveArgs {
                 files,
                 verbose,
-                format: format.lib(),
+                format,
                 progress: !progress.quiet,
             };
             cmd::prove::prove(&args, out, err)

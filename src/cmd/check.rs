@@ -21,8 +21,8 @@ use crate::trace::text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How results are printed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How results are printed (the command line's `--format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormat {
     /// Plain text for a patch review (80 columns, ASCII).
     #[default]

@@ -401,12 +401,11 @@ impl TransitionSystem for Threads<'_> {
                     }
                     // a field access of a VMA only `t` can reach touches nothing the others
                     // can (`private`)
-                    let independent = (self.cfg.reduction
-                        && private::on_private_vma(self.prog, s, &n, t))
-                        || alive
-                            .iter()
-                            .filter(|&&u| u != t)
-                            .all(|&u| !conflict(&fp, &rests[u]));
+                    let independent = alive
+                        .iter()
+                        .filter(|&&u| u != t)
+                        .all(|&u| !conflict(&fp, &rests[u]))
+                        || (self.cfg.reduction && private::on_private_vma(self.prog, s, &n, t));
                     if self.cfg.reduction && independent {
                         if check::crosscheck::on() {
                             independence::audit(self.prog, s, t, &alive, self.cfg);

@@ -1,35 +1,7 @@
-//! The option groups and formats several `rmapcheck` subcommands share (flattened into each
-//! subcommand's arguments by clap), apart from the subcommands themselves in `main.rs`.
+//! The option groups several `rmapcheck` subcommands share (flattened into each subcommand's
+//! arguments by clap), apart from the subcommands themselves in `main.rs`.
 
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub(crate) enum Format {
-    Text,
-    Json,
-    /// The rmap trees at the failure, as Graphviz DOT.
-    Dot,
-    /// KTAP version 1 (kselftest, KUnit).
-    Ktap,
-    /// JUnit XML for generic CI.
-    Junit,
-    /// A Markdown summary for a review comment.
-    Markdown,
-}
-
-impl Format {
-    pub(crate) fn lib(self) -> rmapcheck::cmd::check::TraceFormat {
-        use rmapcheck::cmd::check::TraceFormat as T;
-        match self {
-            Format::Text => T::Text,
-            Format::Json => T::Json,
-            Format::Dot => T::Dot,
-            Format::Ktap => T::Ktap,
-            Format::Junit => T::Junit,
-            Format::Markdown => T::Markdown,
-        }
-    }
-}
 
 /// Progress display, shared by the commands that search.
 #[derive(clap::Args, Clone, Copy, Debug)]

@@ -35,6 +35,28 @@ pub fn claims() -> u64 {
 /// number of claims in 1.15x the time of 8 steps).
 pub(super) const SOLO_STEPS: usize = 256;
 
+/// One step of a thread from a state.
+enum One {
+    /// The thread waits.
+    Blocked,
+    /// A check failed after the step.
+    Failed,
+    /// The step passed every check and reached this state.
+    Passed(Box<IState>),
+}
+
+fn one(prog: &Program, s: &IState, tid: usize, cfg: &super::Config) -> One {
+    let mut edges = BTreeSet::new();
+    match step_thread(prog, s, tid, cfg, &mut edges) {
+        Next::Blocked => One::Blocked,
+        Next::Step(n, _, v, _) if !v.is_empty() => {
+            recycle(n);
+            One::Failed
+        }
+        Next::Step(n, ..) => One::Passed(n),
+    }
+}
+
 /// Two steps in one order, from one state.
 enum Pair {
     /// The first step's thread waits.
@@ -47,26 +69,24 @@ enum Pair {
     Reached(Box<IState>),
 }
 
-fn pair(prog: &Program, s: &IState, first: usize, second: usize, cfg: &super::Config) -> Pair {
-    let mut edges = BTreeSet::new();
-    let mid = match step_thread(prog, s, first, cfg, &mut edges) {
-        Next::Blocked => return Pair::FirstBlocked,
-        Next::Step(n, _, v, _) if !v.is_empty() => {
-            recycle(n);
-            return Pair::Failed(0);
-        }
-        Next::Step(n, ..) => n,
+/// The first step taken (`first`), then thread `second`'s.
+fn pair(prog: &Program, first: &One, second: usize, cfg: &super::Config) -> Pair {
+    let mid = match first {
+        One::Blocked => return Pair::FirstBlocked,
+        One::Failed => return Pair::Failed(0),
+        One::Passed(mid) => mid,
     };
-    let out = match step_thread(prog, &mid, second, cfg, &mut edges) {
-        Next::Blocked => Pair::SecondBlocked,
-        Next::Step(n, _, v, _) if !v.is_empty() => {
-            recycle(n);
-            Pair::Failed(1)
-        }
-        Next::Step(n, ..) => Pair::Reached(n),
-    };
-    recycle(mid);
-    out
+    match one(prog, mid, second, cfg) {
+        One::Blocked => Pair::SecondBlocked,
+        One::Failed => Pair::Failed(1),
+        One::Passed(n) => Pair::Reached(n),
+    }
+}
+
+fn recycle_one(x: One) {
+    if let One::Passed(n) = x {
+        recycle(n);
+    }
 }
 
 fn done(t: &Thread) -> bool {
@@ -109,8 +129,12 @@ fn claim(
         if done(&p.threads[u]) {
             break;
         }
-        let tu = pair(prog, &p, t, u, cfg);
-        let ut = pair(prog, &p, u, t, cfg);
+        let t_first = one(prog, &p, t, cfg);
+        let tu = pair(prog, &t_first, u, cfg);
+        recycle_one(t_first);
+        // `u`'s step on its own, which the next round starts from
+        let u_first = one(prog, &p, u, cfg);
+        let ut = pair(prog, &u_first, t, cfg);
         let (tt, uu) = (format!("thread {t}"), format!("thread {u}"));
         let what = match (&tu, &ut) {
             // (never at the first: `t` has stepped from `s`)
@@ -151,20 +175,13 @@ fn claim(
                 recycle(n);
             }
         }
-        if stop {
-            break;
-        }
-        // `u` takes its step on its own (it passed its checks in the order u, t)
-        let mut edges = BTreeSet::new();
-        match step_thread(prog, &p, u, cfg, &mut edges) {
-            Next::Step(n, _, v, _) if v.is_empty() => {
-                recycle(std::mem::replace(&mut p, n));
-            }
-            Next::Step(n, ..) => {
-                recycle(n);
+        match u_first {
+            // `u` takes its step on its own (it passed its checks)
+            One::Passed(n) if !stop => recycle(std::mem::replace(&mut p, n)),
+            other => {
+                recycle_one(other);
                 break;
             }
-            Next::Blocked => break,
         }
     }
     recycle(p);

@@ -6,7 +6,8 @@
 //!
 //! The step must be one field read, or a write of a field other than `vm_mm` (which the
 //! lock-order edges of any thread read for every VMA), the instruction's object recorded by the
-//! world as `Scratch::last_field`, of a VMA that, before and after the step:
+//! world as `Scratch::last_field`, of a VMA that, before the step (a field access changes
+//! none of this):
 //! - is in no mm's VMA list, was never in a file rmap tree, has no anon_vma_chain that was ever
 //!   in an anon_vma tree, is not detached-but-not-freed (`mas_detach_first` looks those up by
 //!   their mm), and is in no walk or per-VMA read section record (`World::vma_published`): no
@@ -42,7 +43,9 @@ pub(super) fn on_private_vma(prog: &Program, s: &IState, n: &IState, t: usize) -
     let Some((ObjKind::Vma, v)) = n.world.scratch.last_field else {
         return false;
     };
-    if s.world.vma_published(v) || n.world.vma_published(v) {
+    // (a field access does not change what `vma_published` looks at: mm lists, ghost flags,
+    // records; so the state before the step answers for after it too)
+    if s.world.vma_published(v) {
         return false;
     }
     let reaches = |x: Value| match x {
