@@ -4,7 +4,9 @@
 //! written by the step's footprint (`footprint::op_footprint`), or the footprint touches
 //! `All`. A write missing from a footprint lets the partial-order reduction reorder a step
 //! that changes what another thread reads, and lose the orders that show a bug. Reads are not
-//! audited here: a missing read is found only by the regression models of
+//! audited here: a read missing from a footprint shows in the independence audit
+//! (`interleave::independence`, which takes each step the reduction takes alone in both orders
+//! against the other threads' steps) and in the regression models of
 //! `tests/model/reduction_footprints.rs`.
 //!
 //! Ghost records that belong to a thread (its walks, its read sections) may change only in
