@@ -123,8 +123,16 @@ enum Cmd {
         #[arg(long)]
         model: Option<PathBuf>,
     },
-    /// List the models under ./models and the invariants.
-    List,
+    /// List the models under ./models and the invariants; with --builtins, the builtins and
+    /// kernel fields a model may use (`--format markdown` writes docs/BUILTINS.md).
+    List {
+        /// The builtins and fields instead of models and invariants.
+        #[arg(long)]
+        builtins: bool,
+        /// text, or markdown (with --builtins).
+        #[arg(long, value_enum, default_value = "text")]
+        format: rmapcheck::cmd::check::TraceFormat,
+    },
     /// Compare a patch model with the baseline: equivalence over every call sequence of a
     /// scope, and the work inside the rmap write-side critical sections per kind of call.
     Compare {
@@ -347,7 +355,22 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             };
             cmd::check::check(&args, out, err)
         }
-        Cmd::List => cmd::list::list(out),
+        Cmd::List { builtins, format } => {
+            use cmd::check::TraceFormat;
+            use cmd::list::ListWhat;
+            let what = match (builtins, format) {
+                (false, TraceFormat::Text) => ListWhat::Models,
+                (true, TraceFormat::Text) => ListWhat::BuiltinsText,
+                (true, TraceFormat::Markdown) => ListWhat::BuiltinsMarkdown,
+                (_, f) => {
+                    return Err(cmd::CmdError::line(format_args!(
+                        "rmapcheck list: --format {f:?} is not offered here (text; markdown \
+                         with --builtins)"
+                    )))
+                }
+            };
+            cmd::list::list(what, out)
+        }
         Cmd::Kdiff {
             model,
             scope,

@@ -26,6 +26,7 @@ pub mod kdiff;
 pub mod list;
 pub mod locks;
 pub mod new;
+pub mod posting;
 pub mod progress;
 pub mod prove;
 pub mod replay;

@@ -2,12 +2,15 @@
 //! `models/patches/`.
 //!
 //! It writes `DIR/NAME.rmap`: a header comment for the posting (Subject, Author, Date,
-//! Message-ID and the rest as placeholders the author fills in), the `#include` of the baseline
+//! Message-ID and the rest as placeholders the author fills in; Author and Message-ID may be
+//! left `unknown`, see [`super::posting`]), the `#include` of the baseline
 //! model, and the baseline's `vma_complete()` copied unchanged, to be edited as the patch edits
 //! it. Beside it goes `PROOFS/patch-NAME.toml`, the proof obligations the existing patch models
 //! have (callers mode at the default scope and contract mode at the contract scope, expected to
 //! hold, plus the walker obligations), to be changed to `violates = ...` where the checker finds
-//! something. Until it is edited the model is the baseline: `check` holds and `diff` prints
+//! something. The next steps it prints check the model at `--scope contract`, the contract
+//! scope the proof file uses (offsets on), not `--mode contract`, which keeps the default scope's
+//! space. Until it is edited the model is the baseline: `check` holds and `diff` prints
 //! `no differences`. Nothing is ever overwritten.
 
 use super::diff::resolve_model;
@@ -41,7 +44,7 @@ pub fn new_patch(args: &NewArgs, out: &mut dyn Write) -> CmdResult {
             writeln!(
                 out,
                 "next: fill in the header, edit the functions as the patch does, then\n  \
-                 rmapcheck diff {m}\n  rmapcheck check {m}\n  rmapcheck check {m} --mode contract\n  \
+                 rmapcheck diff {m}\n  rmapcheck check {m}\n  rmapcheck check {m} --scope contract\n  \
                  rmapcheck prove {p}",
                 m = model.display(),
                 p = proof.display()
@@ -134,11 +137,14 @@ fn include_path(dir: &Path, base: &Path) -> String {
 fn model_text(name: &str, include: &str, example: &str) -> String {
     format!(
         r#"/*
- * Patch: "SUBJECT: the Subject line of the posting, without [PATCH]"
- * Author: AUTHOR NAME <address>
- * Date: DATE of the posting (as its Date: header gives it)
- * Message-ID: <MESSAGE-ID of the posting>
- * Seed: where the posting is kept (with its diff, or only replies quoting it)
+ * Patch, as posted to linux-mm:
+ *   Subject:    SUBJECT of the posting, as its Subject: header gives it
+ *   Author:     AUTHOR NAME <address>, or unknown (why)
+ *   Date:       DATE of the posting, as its Date: header gives it
+ *   Message-ID: <MESSAGE-ID of the posting>, or unknown (why)
+ *   Kept at:    where the posting is kept (with its diff, or only replies quoting it)
+ * (Author and Message-ID may be `unknown` when the copy you have does not give them, e.g. a
+ * posting known only through replies that quote it: `unknown (only quoted in a reply)`.)
  *
  * What it does, in our words: (the change, and why it is meant to be safe)
  *
@@ -147,7 +153,7 @@ fn model_text(name: &str, include: &str, example: &str) -> String {
  * Replaces: {EXAMPLE}(). Adds: nothing yet. (Keep in step with the functions below; delete
  * the copy of any function the patch does not change.)
  *
- * Checker findings: (after `rmapcheck check` and `--mode contract`; keep
+ * Checker findings: (after `rmapcheck check` and `--scope contract`; keep
  * proofs/patch-{name}.toml in step)
  */
 #include "{include}"

@@ -218,6 +218,11 @@ pub struct Certificate {
     pub expected: Expected,
     pub outcome: Outcome,
     pub stats: Stats,
+    /// What an interleaving obligation covered (the writer, the scenario, the walker sets and
+    /// the invariants), printed instead of the scope line: such an obligation searches no call
+    /// sequences, so the scope's depth and bounds say nothing about it. `None` for a search of
+    /// call sequences.
+    pub interleavings: Option<String>,
 }
 
 impl Certificate {
@@ -261,6 +266,10 @@ impl Certificate {
                 t.invariant().map_or("", Invariant::name),
                 t.calls.len()
             ),
+            // an interleaving obligation has no depth: its bound cut one exploration
+            Outcome::Incomplete { reason, .. } if self.interleavings.is_some() => {
+                format!("incomplete: {reason}")
+            }
             Outcome::Incomplete {
                 reason,
                 complete_depth,
@@ -270,16 +279,28 @@ impl Certificate {
             Expected::Holds => "holds".to_string(),
             Expected::Violates(i) => format!("violates {i}"),
         };
+        let (covered, states) = match &self.interleavings {
+            Some(what) => (
+                format!("covered    {what}"),
+                format!(
+                    "{} interleaving states ({} steps taken)",
+                    self.stats.states, self.stats.transitions
+                ),
+            ),
+            None => (
+                self.scope.summary(),
+                format!(
+                    "{} ({} calls applied), depth {}",
+                    self.stats.states, self.stats.transitions, self.stats.depth
+                ),
+            ),
+        };
         format!(
-            "model      {}\nmodel hash {}\n{}\nverdict    {verdict}\nexpected   {expected}\n\
-             states     {} ({} calls applied), depth {}\n\
+            "model      {}\nmodel hash {}\n{covered}\nverdict    {verdict}\nexpected   {expected}\n\
+             states     {states}\n\
              exhaustive {}\ncollision  p <= {:.1e} (64-bit fingerprints)\nresult     {}\n",
             self.model.display(),
             self.model_hash,
-            self.scope.summary(),
-            self.stats.states,
-            self.stats.transitions,
-            self.stats.depth,
             match &self.outcome {
                 Outcome::Holds { exhausted: true } => "yes",
                 Outcome::Holds { exhausted: false } => "up to the depth bound",
@@ -299,7 +320,7 @@ fn interleavings(
     root: &Path,
     spec: &InterleaveSpec,
     scope: &Scope,
-) -> Result<(Outcome, Stats), ProofError> {
+) -> Result<(Outcome, Stats, String), ProofError> {
     use super::interleave::{explore, Config, IOutcome};
     use crate::world::scenario::Call;
     let path = root.join(&spec.ops);
@@ -327,6 +348,34 @@ fn interleavings(
             kinds: spec.kinds.clone(),
         });
     }
+    let covered = format!(
+        "every interleaving of {writer} (the last call of {}) against {} walker set(s): {}; \
+         invariants {}",
+        spec.ops.display(),
+        sets.len(),
+        if spec.walkers.is_empty() {
+            format!(
+                "every {} of kinds {} the world offers",
+                match spec.count.clamp(1, 8) {
+                    1 => "single walker".to_string(),
+                    n => format!("set of {n} walkers"),
+                },
+                if spec.kinds.is_empty() {
+                    "all".to_string()
+                } else {
+                    spec.kinds.join(",")
+                }
+            )
+        } else {
+            spec.walkers.join(", ")
+        },
+        if scope.invariants.is_empty() {
+            "all".to_string()
+        } else {
+            let names: Vec<&str> = scope.invariants.iter().map(|i| i.name()).collect();
+            names.join(",")
+        }
+    );
     let cfg = Config {
         invariants: scope.invariant_set(),
         footprints: Some(Arc::new(Table::new(prog))),
@@ -342,7 +391,7 @@ fn interleavings(
         stats.seconds += r.stats.seconds;
         match r.outcome {
             IOutcome::Holds => {}
-            IOutcome::Violation(t) => return Ok((Outcome::Interleaving(t), stats)),
+            IOutcome::Violation(t) => return Ok((Outcome::Interleaving(t), stats, covered)),
             IOutcome::Incomplete(reason) => {
                 return Ok((
                     Outcome::Incomplete {
@@ -350,11 +399,12 @@ fn interleavings(
                         complete_depth: 0,
                     },
                     stats,
+                    covered,
                 ))
             }
         }
     }
-    Ok((Outcome::Holds { exhausted: true }, stats))
+    Ok((Outcome::Holds { exhausted: true }, stats, covered))
 }
 
 /// Run every obligation of a proof file. `root` is the directory model paths are relative to.
@@ -382,13 +432,19 @@ pub(crate) fn prove_with(
         let name = file.model.display().to_string();
         let n = out.len() + 1;
         progress(&format!("{name}: obligation {n}"));
-        let (outcome, stats) = match &o.interleave {
-            None => search(&prog, &name, &scope, &mut |states, depth, _, _| {
-                progress(&format!(
-                    "{name}: obligation {n}: {states} states, depth {depth}"
-                ))
-            }),
-            Some(spec) => interleavings(&prog, &name, root, spec, &scope)?,
+        let (outcome, stats, interleavings) = match &o.interleave {
+            None => {
+                let (outcome, stats) = search(&prog, &name, &scope, &mut |states, depth, _, _| {
+                    progress(&format!(
+                        "{name}: obligation {n}: {states} states, depth {depth}"
+                    ))
+                });
+                (outcome, stats, None)
+            }
+            Some(spec) => {
+                let (outcome, stats, covered) = interleavings(&prog, &name, root, spec, &scope)?;
+                (outcome, stats, Some(covered))
+            }
         };
         if o.interleave.is_none()
             && stats.transitions == 0
@@ -403,6 +459,7 @@ pub(crate) fn prove_with(
             expected,
             outcome,
             stats,
+            interleavings,
         });
     }
     Ok(out)

@@ -3,8 +3,12 @@
 //! the baseline against itself has no differences; bad input exits 2 naming the file; `new`
 //! writes a model and a proof file, refuses to overwrite them or to take a bad name, and what
 //! it writes loads, checks and diffs clean (the copied vma_complete() is the baseline's, so the
-//! diff is `no differences`). Also Program::func_source on a hand-written model.
+//! diff is `no differences`), with a posting header that `cmd::posting` accepts once filled in
+//! (Author and Message-ID may be `unknown`), and next steps at `--scope contract`. Every patch
+//! model's header passes that check. An interleaving proof obligation (the template has one)
+//! says what it covered. Also Program::func_source on a hand-written model.
 
+use rmapcheck::cmd::posting;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -227,14 +231,21 @@ fn new_writes_a_model_that_loads_checks_and_diffs_clean() {
     let proof = format!("{proofs}/patch-demo-patch_1.toml");
     assert!(out.contains(&format!("wrote {model}\n")), "{out}");
     assert!(out.contains(&format!("wrote {proof}\n")), "{out}");
+    // the next steps name the contract scope (offsets on), as the proof file does
+    assert!(
+        out.contains(&format!("rmapcheck check {model} --scope contract\n")),
+        "{out}"
+    );
+    assert!(!out.contains("--mode contract"), "{out}");
 
     // the model: header template, include of the baseline, the vma_complete() copy
     let text = std::fs::read_to_string(&model).unwrap();
     for want in [
-        "Patch: \"SUBJECT",
-        "Author: ",
-        "Date: ",
+        "Subject:    SUBJECT",
+        "Author:     ",
+        "Date:       ",
         "Message-ID: <",
+        "or unknown (why)",
         "Replaces: vma_complete()",
         "#include \"",
         "baseline.rmap\"\n",
@@ -242,6 +253,29 @@ fn new_writes_a_model_that_loads_checks_and_diffs_clean() {
     ] {
         assert!(text.contains(want), "no {want:?} in\n{text}");
     }
+    // the header is the template's until filled in; Author and Message-ID may stay unknown
+    let unfilled = posting::check(&text);
+    assert_eq!(unfilled.len(), 4, "{unfilled:?}");
+    assert!(
+        unfilled.iter().all(|b| b.contains("placeholder")),
+        "{unfilled:?}"
+    );
+    let filled = text
+        .replace(
+            "SUBJECT of the posting, as its Subject: header gives it",
+            "[PATCH] mm/vma: a change",
+        )
+        .replace("AUTHOR NAME <address>, or unknown (why)", "unknown")
+        .replace(
+            "DATE of the posting, as its Date: header gives it",
+            "Mon, 30 Nov 2026 10:00:00 +0000",
+        )
+        .replace(
+            "<MESSAGE-ID of the posting>, or unknown (why)",
+            "unknown (only quoted in a reply)",
+        );
+    assert_eq!(posting::check(&filled), Vec::<String>::new());
+    assert!(text.contains("--scope contract"), "{text}");
     // the proof file: the model, callers and contract obligations expected to hold
     let pf = rmapcheck::explore::proof::ProofFile::parse(&std::fs::read_to_string(&proof).unwrap())
         .unwrap();
@@ -344,4 +378,53 @@ fn func_source_gives_whole_definition_lines() {
     );
     let g = prog.func_source(prog.function("g").unwrap()).unwrap();
     assert_eq!((g.line, g.text), (12, "int g(int a) { return a + N; }\n"));
+}
+
+/// Every patch model names its posting: Subject and Date, and an Author and a Message-ID or
+/// `unknown (why)` where the copy we have does not give them.
+#[test]
+fn every_patch_model_names_its_posting() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/patches");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "rmap") {
+            seen += 1;
+            let bad = posting::check(&std::fs::read_to_string(&p).unwrap());
+            assert!(bad.is_empty(), "{}: {bad:?}", p.display());
+        }
+    }
+    assert!(seen >= 3, "only {seen} patch models");
+}
+
+/// An interleaving obligation's certificate says what it explored (the writer, the scenario,
+/// the walker sets, the invariants) and counts interleaving states, instead of a scope line and
+/// a depth that describe no part of it.
+#[test]
+fn an_interleaving_obligation_says_what_it_covered() {
+    let t = TempDir::new("ileave");
+    let f = t.path("ob.toml");
+    std::fs::write(
+        &f,
+        "model = \"models/v7.3-rc4/baseline.rmap\"\n\
+         [[obligation]]\nmode = \"callers\"\nexpect = \"holds\"\n\
+         [obligation.interleave]\nops = \"examples/interleave/munmap-middle.toml\"\n\
+         walkers = [\"rmap_walk_file(mapping#0, 105)\"]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&["prove", &f]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "covered    every interleaving of sys_munmap(mm#0, 3, 5) (the last call of \
+             examples/interleave/munmap-middle.toml) against 1 walker set(s): \
+             rmap_walk_file(mapping#0, 105); invariants all\n"
+        ),
+        "{out}"
+    );
+    assert!(out.contains(" interleaving states ("), "{out}");
+    assert!(
+        !out.contains("scope default") && !out.contains("depth 0"),
+        "{out}"
+    );
 }

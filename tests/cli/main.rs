@@ -1,6 +1,6 @@
 //! The command line end to end: bad input, output formats, traces and replay, diff/new, the
-//! HTML report, kdiff against the running kernel, fuzz findings, the layering rules, and
-//! `check --simulate`.
+//! HTML report, kdiff against the running kernel, fuzz findings, the layering rules,
+//! `check --simulate`, and the documents (the README's commands, the generated builtin page).
 //!
 //! One test binary for the area (each file below is a module), so the suite links a few
 //! binaries instead of one per file.
@@ -8,10 +8,12 @@ mod bad_input;
 mod cli_output;
 mod commute;
 mod diffnew;
+mod docs;
 mod drift;
 mod fuzz_cli;
 mod kdiff;
 mod layering;
+mod readme;
 mod report;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]

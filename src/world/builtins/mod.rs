@@ -12,7 +12,7 @@
 //! models are checked against is built from both, and a compiled model reaches a builtin or a
 //! field by its row number, so nothing is matched by name while exploring. Adding a builtin is
 //! adding a row to [`table::BUILTINS`]; adding a field, a row to its object's table in
-//! [`fields`].
+//! [`fields`]; and describing it in [`describe`], from which `docs/BUILTINS.md` is made.
 //!
 //! This file holds the argument helpers and the dispatch; each concern has its own file:
 //! [`trees`] (the file and anon interval-tree builtins, one generic implementation for both),
@@ -21,6 +21,7 @@
 //! freeing, reference counts, VMA helpers) and [`ghost`] (the page-table side and the rmap walk
 //! records, which write ghost state only).
 
+pub(crate) mod describe;
 mod fields;
 mod ghost;
 mod lists;
