@@ -357,19 +357,16 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
         }
         Cmd::List { builtins, format } => {
             use cmd::check::TraceFormat;
-            use cmd::list::ListWhat;
-            let what = match (builtins, format) {
-                (false, TraceFormat::Text) => ListWhat::Models,
-                (true, TraceFormat::Text) => ListWhat::BuiltinsText,
-                (true, TraceFormat::Markdown) => ListWhat::BuiltinsMarkdown,
-                (_, f) => {
-                    return Err(cmd::CmdError::line(format_args!(
-                        "rmapcheck list: --format {f:?} is not offered here (text; markdown \
-                         with --builtins)"
-                    )))
-                }
-            };
-            cmd::list::list(what, out)
+            use cmd::list::BuiltinsFormat;
+            match (builtins, format) {
+                (false, TraceFormat::Text) => cmd::list::list(out),
+                (true, TraceFormat::Text) => cmd::list::builtins(BuiltinsFormat::Text, out),
+                (true, TraceFormat::Markdown) => cmd::list::builtins(BuiltinsFormat::Markdown, out),
+                (_, f) => Err(cmd::CmdError::line(format_args!(
+                    "rmapcheck list: --format {f:?} is not offered here (text; markdown with \
+                     --builtins)"
+                ))),
+            }
         }
         Cmd::Kdiff {
             model,

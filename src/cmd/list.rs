@@ -8,39 +8,36 @@ use crate::world::builtins::describe;
 use std::io::Write;
 use std::path::Path;
 
-/// What `rmapcheck list` prints.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ListWhat {
-    /// Models and invariants.
-    #[default]
-    Models,
-    /// The builtin reference, as text.
-    BuiltinsText,
-    /// The builtin reference as `docs/BUILTINS.md`.
-    BuiltinsMarkdown,
+/// How `rmapcheck list --builtins` prints the builtins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinsFormat {
+    /// One entry per builtin: its signature, and what it does on the next line.
+    Text,
+    /// The page committed as `docs/BUILTINS.md`.
+    Markdown,
 }
 
-pub fn list(what: ListWhat, out: &mut dyn Write) -> CmdResult {
-    match what {
-        ListWhat::Models => models(out),
-        ListWhat::BuiltinsText | ListWhat::BuiltinsMarkdown => {
-            let bad = describe::check();
-            if !bad.is_empty() {
-                // a table row without a description is a defect of this build, not bad input
-                return Err(CmdError::text(format_args!(
-                    "rmapcheck list: the builtin descriptions do not match the table:\n{}\n",
-                    bad.join("\n")
-                )));
-            }
-            let page = if what == ListWhat::BuiltinsText {
-                describe::text()
-            } else {
-                describe::markdown()
-            };
-            write!(out, "{page}")?;
-            Ok(Exit::Ok)
-        }
+/// `rmapcheck list`: the models and the invariants.
+pub fn list(out: &mut dyn Write) -> CmdResult {
+    models(out)
+}
+
+/// `rmapcheck list --builtins`: the builtins and fields models may use.
+pub fn builtins(format: BuiltinsFormat, out: &mut dyn Write) -> CmdResult {
+    let bad = describe::check();
+    if !bad.is_empty() {
+        // a table row without a description is a defect of this build, not of the input
+        return Err(CmdError::text(format_args!(
+            "rmapcheck list: the builtin descriptions do not match the table:\n{}\n",
+            bad.join("\n")
+        )));
     }
+    let page = match format {
+        BuiltinsFormat::Text => describe::text(),
+        BuiltinsFormat::Markdown => describe::markdown(),
+    };
+    write!(out, "{page}")?;
+    Ok(Exit::Ok)
 }
 
 fn models(out: &mut dyn Write) -> CmdResult {

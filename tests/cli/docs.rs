@@ -163,10 +163,12 @@ fn every_reference_page_is_reachable_and_every_link_resolves() {
             bad.push(format!("{name} is not linked from README.md"));
         }
     }
+    let mut checked = 0;
     for p in documents() {
         let text = std::fs::read_to_string(&p).unwrap();
         let dir = p.parent().unwrap();
         for l in links(&text) {
+            checked += 1;
             let target = dir.join(&l);
             let rel = target.canonicalize().ok().and_then(|t| {
                 t.strip_prefix(root().canonicalize().unwrap())
@@ -184,5 +186,15 @@ fn every_reference_page_is_reachable_and_every_link_resolves() {
             }
         }
     }
+    assert!(
+        checked >= 40,
+        "only {checked} links found: is the link reader broken?"
+    );
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_link_reader_finds_relative_links_only() {
+    let l = links("see [a](docs/A.md#x), [b](https://e.org/b), [c](#here) and [d](../D.md).");
+    assert_eq!(l, vec!["docs/A.md", "../D.md"]);
 }
