@@ -9,6 +9,7 @@ mod cli_output;
 mod commute;
 mod diffnew;
 mod drift;
+mod findings;
 mod fuzz_cli;
 mod kdiff;
 mod layering;
