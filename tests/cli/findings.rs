@@ -82,7 +82,12 @@ fn is_slow(args: &[String], blocks: &[Vec<String>]) -> bool {
 }
 
 fn expected_status(blocks: &[Vec<String>]) -> i32 {
-    let all = blocks.iter().flatten().cloned().collect::<Vec<_>>().join(" ");
+    let all = blocks
+        .iter()
+        .flatten()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
     if all.contains("COUNTEREXAMPLE") {
         1
     } else if all.contains(": incomplete") {
@@ -96,16 +101,24 @@ fn expected_status(blocks: &[Vec<String>]) -> i32 {
 fn check_file(name: &str) -> usize {
     let path = format!("docs/findings/{name}");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    check_text(&path, &text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The checks of [`check_file`] on a findings text read from `path`: the first mismatch, or
+/// how many commands ran.
+fn check_text(path: &str, text: &str) -> Result<usize, String> {
     for (n, l) in text.lines().enumerate() {
-        assert!(
-            l.chars().count() <= 80,
-            "{path}:{}: longer than 80 columns",
-            n + 1
-        );
-        assert!(l.is_ascii(), "{path}:{}: not plain ASCII", n + 1);
+        if l.chars().count() > 80 {
+            return Err(format!("{path}:{}: longer than 80 columns", n + 1));
+        }
+        if !l.is_ascii() {
+            return Err(format!("{path}:{}: not plain ASCII", n + 1));
+        }
     }
-    let qs = quotes(&text);
-    assert!(!qs.is_empty(), "{path}: quotes no rmapcheck command");
+    let qs = quotes(text);
+    if qs.is_empty() {
+        return Err(format!("{path}: quotes no rmapcheck command"));
+    }
     let dir = crate::scratch::scratch("findings");
     let slow = std::env::var_os("RMAPCHECK_FINDINGS_SLOW").is_some();
     let mut ran = 0;
@@ -125,8 +138,8 @@ fn check_file(name: &str) -> usize {
             })
             .collect();
         for a in &args {
-            if a.starts_with("models/") || a.starts_with("proofs/") {
-                assert!(Path::new(a).exists(), "{at}: {a} does not exist");
+            if (a.starts_with("models/") || a.starts_with("proofs/")) && !Path::new(a).exists() {
+                return Err(format!("{at}: {a} does not exist"));
             }
         }
         if is_slow(&q.args, &q.blocks) && !slow {
@@ -151,22 +164,51 @@ fn check_file(name: &str) -> usize {
                 }
                 match out[from..].find(&want) {
                     Some(k) => from += k + want.len(),
-                    None => panic!(
-                        "{at}: `rmapcheck {}` no longer prints\n  {want}\nit printed:\n{raw}",
-                        q.args.join(" ")
-                    ),
+                    None => {
+                        return Err(format!(
+                            "{at}: `rmapcheck {}` no longer prints\n  {want}\nit printed:\n{raw}",
+                            q.args.join(" ")
+                        ))
+                    }
                 }
             }
         }
-        assert_eq!(
-            o.status.code(),
-            Some(expected_status(&q.blocks)),
-            "{at}: exit status of `rmapcheck {}`:\n{raw}",
-            q.args.join(" ")
-        );
+        if o.status.code() != Some(expected_status(&q.blocks)) {
+            return Err(format!(
+                "{at}: exit status {:?} of `rmapcheck {}`:\n{raw}",
+                o.status.code(),
+                q.args.join(" ")
+            ));
+        }
         ran += 1;
     }
-    ran
+    Ok(ran)
+}
+
+/// The check fires: the 004 reply with a figure, a trace line or the verdict changed no longer
+/// matches what `check` prints.
+#[test]
+fn a_findings_file_that_no_longer_matches_fails() {
+    let path = "docs/findings/skip-anon-file-rmap.txt";
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(check_text(path, &text).is_ok());
+    for (from, to) in [
+        ("164 states", "165 states"),
+        ("vma#0 is freed but still", "vma#1 is freed but still"),
+        (
+            "COUNTEREXAMPLE\n    | membership; 164",
+            "holds\n    | up to depth 4; 164",
+        ),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        assert_ne!(bad, text, "{from}");
+        let e = check_text(path, &bad).expect_err(from);
+        assert!(e.contains("no longer prints"), "{from}: {e}");
+    }
+    // a wrong exit status alone: nothing quoted says it fails, but it does
+    let quiet = "    $ rmapcheck check models/patches/skip-anon-file-rmap.rmap --scope default\n    | skip-anon-file-rmap.rmap:\n";
+    let e = check_text("x.txt", quiet).unwrap_err();
+    assert!(e.contains("exit status Some(1)"), "{e}");
 }
 
 /// One findings file per seed patch the project models, each indexed in the README.
@@ -191,7 +233,10 @@ fn every_findings_file_is_indexed() {
     want.sort();
     assert_eq!(on_disk, want, "docs/findings/*.txt");
     for f in FILES {
-        assert!(index.contains(f), "docs/findings/README.md does not list {f}");
+        assert!(
+            index.contains(f),
+            "docs/findings/README.md does not list {f}"
+        );
     }
 }
 
@@ -237,6 +282,9 @@ fn quotes_are_parsed_as_documented() {
     assert!(is_slow(&scope("walkers"), &holds));
     assert!(!is_slow(&scope("default"), &holds));
     assert!(!is_slow(&scope("walkers"), &fails));
-    assert_eq!(expected_status(&[vec!["x: COUNTEREXAMPLE augment".into()]]), 1);
+    assert_eq!(
+        expected_status(&[vec!["x: COUNTEREXAMPLE augment".into()]]),
+        1
+    );
     assert_eq!(expected_status(&[vec!["x: holds up to depth 4".into()]]), 0);
 }

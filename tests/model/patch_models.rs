@@ -152,7 +152,8 @@ fn inplace_boundary_move_on(model: &str) {
 fn inplace_v2_propagating_before_adj_next_runs_the_boundary_move_clean() {
     let text = std::fs::read_to_string(INPLACE).unwrap();
     let adj = "\t\tif (vp->adj_next)\n\t\t\tmapping_rmap_tree_post_update(vp->adj_next, vp->mapping, false);\n";
-    let own = "\t\tmapping_rmap_tree_post_update(vp->vma, vp->mapping, vp->file_pgoff_unchanged);\n";
+    let own =
+        "\t\tmapping_rmap_tree_post_update(vp->vma, vp->mapping, vp->file_pgoff_unchanged);\n";
     let swapped = text.replace(&format!("{adj}{own}"), &format!("{own}{adj}"));
     assert_ne!(swapped, text, "the v2 model's vma_complete() changed shape");
     let p = rmapcheck::lang::load_str(
