@@ -11,8 +11,9 @@
 //!   quoted `holds`, 3 for a quoted `incomplete`, otherwise 0.
 //!
 //! An exhaustive search that holds in a scope other than `default` takes from half a minute
-//! to minutes; those are run only with `RMAPCHECK_FINDINGS_SLOW=1`, and otherwise only
-//! checked to name a model and scope file that exist.
+//! to minutes, and so does a simulation of more than 5,000 walks; those are run only with
+//! `RMAPCHECK_FINDINGS_SLOW=1`, and otherwise only checked to name a model and scope file that
+//! exist.
 //! docs/findings/README.md must list every file, and there must be one file per seed patch.
 
 use std::path::Path;
@@ -68,7 +69,8 @@ fn quotes(text: &str) -> Vec<Quote> {
 }
 
 /// An exhaustive search that holds explores its whole scope: beyond the default scope that
-/// takes from half a minute to minutes. Counterexamples stop early, simulations are bounded.
+/// takes from half a minute to minutes. Counterexamples stop early; a simulation of more than
+/// 5,000 walks that finds nothing takes about a minute.
 fn is_slow(args: &[String], blocks: &[Vec<String>]) -> bool {
     let holds = blocks
         .iter()
@@ -78,7 +80,11 @@ fn is_slow(args: &[String], blocks: &[Vec<String>]) -> bool {
         .windows(2)
         .find(|w| w[0] == "--scope")
         .map(|w| w[1].as_str());
-    holds && scope.is_some_and(|s| s != "default")
+    let walks = args
+        .windows(2)
+        .find(|w| w[0] == "--simulate")
+        .and_then(|w| w[1].parse::<u64>().ok());
+    (holds && scope.is_some_and(|s| s != "default")) || walks.is_some_and(|n| n > 5_000)
 }
 
 fn expected_status(blocks: &[Vec<String>]) -> i32 {
@@ -282,6 +288,9 @@ fn quotes_are_parsed_as_documented() {
     assert!(is_slow(&scope("walkers"), &holds));
     assert!(!is_slow(&scope("default"), &holds));
     assert!(!is_slow(&scope("walkers"), &fails));
+    let sim = |n: &str| vec!["check".to_string(), "--simulate".into(), n.into()];
+    assert!(is_slow(&sim("20000"), &[]));
+    assert!(!is_slow(&sim("2000"), &[]));
     assert_eq!(
         expected_status(&[vec!["x: COUNTEREXAMPLE augment".into()]]),
         1
