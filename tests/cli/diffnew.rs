@@ -69,7 +69,7 @@ fn diff_of_each_patch_names_what_it_changes() {
     // (patch, functions it replaces with a different text, functions it adds)
     let expect: &[(&str, &[&str], &[&str])] = &[
         (
-            "inplace-pgoff-unchanged",
+            "inplace-pgoff-unchanged-v1",
             &[
                 "__split_vma",
                 "init_multi_vma_prep",
@@ -80,6 +80,26 @@ fn diff_of_each_patch_names_what_it_changes() {
             &[
                 "anon_rmap_tree_update_inplace",
                 "anon_rmap_tree_update_vma_inplace",
+                "mapping_rmap_tree_update_inplace",
+            ],
+        ),
+        (
+            "inplace-pgoff-unchanged-v2",
+            &[
+                "__split_vma",
+                "expand_downwards",
+                "expand_upwards",
+                "init_multi_vma_prep",
+                "vma_complete",
+                "vma_prepare",
+                "vma_shrink",
+            ],
+            &[
+                "anon_rmap_tree_post_update_vma",
+                "anon_rmap_tree_pre_update_vma",
+                "anon_rmap_tree_update_inplace",
+                "mapping_rmap_tree_post_update",
+                "mapping_rmap_tree_pre_update",
                 "mapping_rmap_tree_update_inplace",
             ],
         ),
@@ -111,7 +131,8 @@ fn diff_of_each_patch_names_what_it_changes() {
         want.sort();
         assert_eq!(names, want, "{file}:\n{out}");
         for f in *replaced {
-            let h = format!("--- base: mm/vma.c {f}  (models/v7.3-rc4/lib/vma.rmap:");
+            // mm/vma.c's functions live in lib/vma.rmap, the stack's in lib/stack.rmap
+            let h = format!("--- base: mm/vma.c {f}  (models/v7.3-rc4/lib/");
             assert!(out.contains(&h), "{file}: no {h:?}\n{out}");
             let h = format!("+++ patch: mm/vma.c {f}  ({file}:");
             assert!(out.contains(&h), "{file}: no {h:?}\n{out}");

@@ -335,7 +335,7 @@ fn repro_refuses_what_no_system_call_can_do() {
     let o = bin()
         .args([
             "check",
-            "models/patches/inplace-pgoff-unchanged.rmap",
+            "models/patches/inplace-pgoff-unchanged-v2.rmap",
             "--quiet",
             "--scope",
             "contract",
@@ -347,7 +347,7 @@ fn repro_refuses_what_no_system_call_can_do() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o).0);
     let o = bin()
         .arg("repro")
-        .arg(dir.join("inplace-pgoff-unchanged.trace.json"))
+        .arg(dir.join("inplace-pgoff-unchanged-v2.trace.json"))
         .output()
         .unwrap();
     let (out, err) = text(&o);

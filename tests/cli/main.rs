@@ -10,6 +10,7 @@ mod commute;
 mod diffnew;
 mod docs;
 mod drift;
+mod findings;
 mod fuzz_cli;
 mod kdiff;
 mod layering;

@@ -98,29 +98,37 @@ fn split_skip_reinsert_lower_split_keeps_the_node() {
     assert_eq!(w.mappings[0].i_mmap.len(), 2);
 }
 
-/// 000/003 (as reconstructed): clean on every callers-mode scenario, on __split_vma() and on
+/// 000/003 as posted, v1 and v2: clean on every callers-mode scenario, on __split_vma() and on
 /// v7.3-rc4's tail-only vma_shrink() (which cannot change the pgoff, so setting the in-place
-/// flags unconditionally there is safe). It fails on a commit_merge() that keeps prev's pgoff
+/// flags unconditionally there is safe). Both fail on a commit_merge() that keeps prev's pgoff
 /// (so prev is updated in place) while moving the boundary to a neighbour whose pgoffs are
 /// disjoint from prev's: adj_next's re-insert rotates prev below a node that copies prev's old
 /// subtree_last, and the propagate from prev stops before it.
 #[test]
 fn inplace_pgoff_unchanged_fails_only_for_a_pgoff_disjoint_boundary_move() {
-    expect(
-        INPLACE,
-        &[(
-            "contract: adjust_middle_start between pgoff-disjoint neighbours",
-            3,
-            Invariant::Augment,
-        )],
-    );
+    for model in [INPLACE_V1, INPLACE] {
+        expect(
+            model,
+            &[(
+                "contract: adjust_middle_start between pgoff-disjoint neighbours",
+                3,
+                Invariant::Augment,
+            )],
+        );
+    }
 }
 
-/// 000/003: the contract-mode finding in detail: the node above prev keeps prev's old
-/// subtree_last after the boundary move.
+/// 000/003 (v1 and v2): the contract-mode finding in detail: the node above prev keeps prev's
+/// old subtree_last after the boundary move.
 #[test]
 fn inplace_boundary_move_leaves_a_stale_subtree_last() {
-    let p = load(INPLACE);
+    for model in [INPLACE_V1, INPLACE] {
+        inplace_boundary_move_on(model);
+    }
+}
+
+fn inplace_boundary_move_on(model: &str) {
+    let p = load(model);
     let s = run_fails(
         &p,
         EMPTY,
@@ -135,6 +143,36 @@ fn inplace_boundary_move_leaves_a_stale_subtree_last() {
     );
     let msg = &s.failure.violations[0].message;
     assert!(msg.contains("subtree_last 5, expected 6"), "{msg}");
+}
+
+/// The fix docs/findings/inplace-pgoff-unchanged-v2.txt suggests: v2 with vp->vma's file-side
+/// post-update moved before adj_next's insert (the anon side's order) runs the four-call case
+/// clean and leaves the baseline's layout.
+#[test]
+fn inplace_v2_propagating_before_adj_next_runs_the_boundary_move_clean() {
+    let text = std::fs::read_to_string(INPLACE).unwrap();
+    let adj = "\t\tif (vp->adj_next)\n\t\t\tmapping_rmap_tree_post_update(vp->adj_next, vp->mapping, false);\n";
+    let own =
+        "\t\tmapping_rmap_tree_post_update(vp->vma, vp->mapping, vp->file_pgoff_unchanged);\n";
+    let swapped = text.replace(&format!("{adj}{own}"), &format!("{own}{adj}"));
+    assert_ne!(swapped, text, "the v2 model's vma_complete() changed shape");
+    let p = rmapcheck::lang::load_str(
+        "inplace-v2-propagate-first.rmap",
+        &swapped,
+        Path::new("models/patches"),
+        &rmapcheck::world::schema(),
+    )
+    .unwrap_or_else(|d| panic!("{}", rmapcheck::lang::render_diagnostics(&d)));
+    let calls = [
+        "sys_mmap(mm#0, file#0, 0, 1, 0, false)",
+        "sys_mmap(mm#0, file#0, 1, 2, 5, false)",
+        "sys_mmap(mm#0, file#0, 2, 4, 2, false)",
+        "contract_adjust_middle(mm#0, vma#2, 3, 5)",
+    ];
+    let (w, stop) = run(&p, EMPTY, &calls);
+    assert!(stop.is_none(), "{stop:?}");
+    let (wb, _) = run(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), layout(&wb, 0));
 }
 
 /// 004 against v7.3-rc4's order of events: a private /dev/zero VMA is linked into /dev/zero's
@@ -181,7 +219,7 @@ fn skip_anon_file_rmap_leaves_freed_dev_zero_vmas_in_the_file_tree() {
 /// mapped twice by two mms, applied to the baseline and to each patch side by side. A sequence
 /// stops at the first call the baseline rejects (bad arguments trip its VM_WARN_ONs). Asserted:
 /// - 002 never fails where the baseline passes (callers and contract mode);
-/// - 000/003 fails only on a contract-mode commit_merge() (contract_adjust_next/middle) that
+/// - 000/003 (v2, and v1 as model 3) fails only on a contract-mode commit_merge() (contract_adjust_next/middle) that
 ///   keeps vp->vma's pgoff, and never on a call made before a risky one;
 /// - 004 fails only on sequences that map private /dev/zero;
 /// - while a patch runs clean, every mm has the same VMA layout as under the baseline.
@@ -225,7 +263,12 @@ file = "f"
     use rmapcheck::world::scenario::{Call, Scenario};
 
     let base = load(BASELINE);
-    let models = [load(SPLIT_SKIP), load(INPLACE), load(SKIP_ANON)];
+    let models = [
+        load(SPLIT_SKIP),
+        load(INPLACE),
+        load(SKIP_ANON),
+        load(INPLACE_V1),
+    ];
     let mut seed: u64 = 12345;
     let mut rnd = |n: u64| {
         seed = seed
@@ -234,15 +277,15 @@ file = "f"
         (seed >> 33) % n
     };
     let mut applied = 0;
-    let mut failures = [0; 3];
+    let mut failures = [0; 4];
     // contract_adjust_next/middle calls that keep vp->vma's pgoff (the in-place patch's risk)
     let mut risky = 0;
     for _ in 0..4000 {
         let mut wb = Scenario::parse(W).unwrap().build().unwrap();
-        let mut ws: Vec<_> = (0..3)
+        let mut ws: Vec<_> = (0..4)
             .map(|_| Scenario::parse(W).unwrap().build().unwrap())
             .collect();
-        let mut live = [true; 3];
+        let mut live = [true; 4];
         let mut calls: Vec<String> = Vec::new();
         for _ in 0..6 {
             let mm = rnd(2);
@@ -298,7 +341,7 @@ file = "f"
             }
             applied += 1;
             risky += keeps as usize;
-            for k in 0..3 {
+            for k in 0..4 {
                 if !live[k] {
                     continue;
                 }
@@ -316,7 +359,7 @@ file = "f"
                 let seq = &calls;
                 match k {
                     0 => panic!("002 fails where the baseline passes: {seq:?}: {f:?}"),
-                    1 => assert!(
+                    1 | 3 => assert!(
                         keeps,
                         "000/003 fails other than on a pgoff-keeping boundary move: {seq:?}: {f:?}"
                     ),

@@ -12,7 +12,9 @@ use std::path::Path;
 
 pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 pub const SPLIT_SKIP: &str = "models/patches/split-skip-reinsert.rmap";
-pub const INPLACE: &str = "models/patches/inplace-pgoff-unchanged.rmap";
+/// 000/003 as posted: v1 (applied in a public tree) and v2 (the mm queue's copy).
+pub const INPLACE_V1: &str = "models/patches/inplace-pgoff-unchanged-v1.rmap";
+pub const INPLACE: &str = "models/patches/inplace-pgoff-unchanged-v2.rmap";
 pub const SKIP_ANON: &str = "models/patches/skip-anon-file-rmap.rmap";
 
 pub fn load(path: &str) -> Program {
