@@ -106,3 +106,80 @@ fn remap_no_rmap_locks_is_caught_by_a_concurrent_walk_only() {
         o => panic!("not caught: {o:?}"),
     }
 }
+
+/// A file VMA with no anon_vma takes its new address as its anonymous page offset when it
+/// moves (copy_vma(), v7.3): its file page offset stays. Before the model did so, a shared
+/// file VMA moved to page 0 kept the anonymous offset of its old place, and a later merge that
+/// removed the VMA before it computed `vm_anon_pgoff = -1` (a false `model-fault`, found by
+/// `check --simulate` in the contract scope: 13 calls, minimised to these 6).
+#[test]
+fn a_moved_file_vma_takes_its_new_address_as_anon_pgoff() {
+    let calls = [
+        "sys_mmap(mm#0, file#0, 1, 4, 1, true)",
+        "sys_mmap(mm#0, file#0, 0, 1, 4, true)",
+        "sys_mremap_move(mm#0, 0, 1, 1, 2)",
+        "sys_mprotect(mm#0, 3, 4, false)",
+        "sys_mremap_move(mm#0, 3, 1, 1, 1)",
+        "sys_mprotect(mm#0, 1, 2, true)",
+    ];
+    let p = load(BASELINE);
+    let w = run_clean(&p, EMPTY, &calls[..3]);
+    let moved: Vec<(u64, u64, u64)> = w
+        .mm_vmas(0)
+        .into_iter()
+        .map(|v| {
+            let x = &w.vmas[v as usize];
+            (x.vm_start, x.vm_pgoff, x.vm_anon_pgoff)
+        })
+        .collect();
+    assert_eq!(moved, vec![(1, 1, 1), (2, 4, 2), (3, 3, 3)]);
+    let w = run_clean(&p, EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(1, 3, 3)]);
+    assert_eq!(w.vmas[w.mm_vmas(0)[0] as usize].vm_anon_pgoff, 1);
+}
+
+/// The same walk as the simulation found it, call for call (seed 1, walk 2074 of 20000,
+/// contract scope, depth 24): it now runs clean.
+#[test]
+fn the_simulated_negative_anon_pgoff_walk_runs_clean() {
+    let calls = [
+        "sys_mmap(mm#0, file#0, 2, 3, 2, false)",
+        "sys_mmap_growsdown(mm#0, 0, 1)",
+        "sys_munmap(mm#0, 2, 4)",
+        "sys_munmap(mm#0, 0, 1)",
+        "sys_mmap(mm#0, file#0, 1, 4, 1, true)",
+        "sys_mmap(mm#0, file#0, 0, 1, 4, true)",
+        "sys_mprotect(mm#0, 0, 1, false)",
+        "sys_munmap(mm#0, 1, 3)",
+        "sys_mremap_move(mm#0, 0, 1, 1, 2)",
+        "sys_mprotect(mm#0, 2, 3, true)",
+        "sys_mprotect(mm#0, 3, 4, false)",
+        "sys_mremap_move(mm#0, 3, 1, 1, 1)",
+        "sys_mprotect(mm#0, 1, 2, true)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(1, 3, 3)]);
+}
+
+/// What the kernel shows for it: an unfaulted private file VMA moved right after another one
+/// whose file and anonymous offsets both line up merges with it (one VMA, as
+/// /proc/PID/maps shows); with the old anonymous offset kept it would stay apart.
+#[test]
+fn an_unfaulted_private_file_vma_merges_where_it_moves() {
+    let calls = [
+        "sys_mmap(mm#0, file#0, 0, 1, 0, false)",
+        "sys_mmap(mm#0, file#0, 2, 3, 1, false)",
+        "sys_mremap_move(mm#0, 2, 1, 1, 1)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    assert_eq!(layout(&w, 0), vec![(0, 2, 0)]);
+    // once faulted (an anon_vma), the copy keeps its anonymous offset and does not merge
+    let faulted = [
+        "sys_mmap(mm#0, file#0, 0, 1, 0, false)",
+        "sys_mmap(mm#0, file#0, 2, 3, 1, false)",
+        "do_anonymous_fault(mm#0, 2)",
+        "sys_mremap_move(mm#0, 2, 1, 1, 1)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &faulted);
+    assert_eq!(layout(&w, 0), vec![(0, 1, 0), (1, 2, 1)]);
+}
