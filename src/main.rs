@@ -103,6 +103,53 @@ enum Cmd {
         #[command(flatten)]
         progress: ProgressOpts,
     },
+    /// Run the model's call sequences on the model and on a kernel tree's own C (mm/vma.c with
+    /// the real rmap trees, built from the tree) and compare the worlds, trees node by node,
+    /// after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input (no tree, a tree the
+    /// harness cannot be built from), 3 the run broke off.
+    Cdiff {
+        /// The model (default: the baseline).
+        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        model: PathBuf,
+        /// A kernel source tree of the v7.3 era (scripts/fetch-kernel.sh fetches one).
+        #[arg(long)]
+        kernel: PathBuf,
+        /// A built-in scope or a scope TOML file (default: default).
+        #[arg(long)]
+        scope: Option<String>,
+        /// Longest sequence (every sequence up to it, or the length of sampled ones).
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Run this many distinct random sequences of --max-depth calls instead of all.
+        #[arg(long)]
+        sample: Option<usize>,
+        /// Run this many random walks of --length calls instead of all sequences.
+        #[arg(long)]
+        walks: Option<usize>,
+        #[arg(long, default_value_t = 8)]
+        length: u32,
+        /// Seed of --sample and --walks.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Run only this sequence: model calls separated by `;`.
+        #[arg(long)]
+        sequence: Option<String>,
+        /// Mismatches printed in full.
+        #[arg(long, default_value_t = 3)]
+        show: usize,
+        /// Exit 0 when the only mismatches are known findings (still reported).
+        #[arg(long)]
+        tolerate_known: bool,
+        /// Only build the harness (or find it cached) and print where it is.
+        #[arg(long)]
+        build_only: bool,
+        /// Test hook: corrupt the C world after every call (`file N` or `anon N`: the root
+        /// node's rb_subtree_last of that tree gains 1), to show that cdiff sees it.
+        #[arg(long, hide = true)]
+        corrupt_c: Option<String>,
+        #[command(flatten)]
+        progress: ProgressOpts,
+    },
     /// Write a C program (libc only) that makes a callers-mode counterexample's calls as
     /// system calls and checks the final layout. Exit status: 0 written, 1 no reproducer can be
     /// made (the reason is printed), 2 bad input.
@@ -393,6 +440,40 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 progress: !progress.quiet,
             };
             cmd::kdiff::kdiff_cmd(&args, out, err)
+        }
+        Cmd::Cdiff {
+            model,
+            kernel,
+            scope,
+            max_depth,
+            sample,
+            walks,
+            length,
+            seed,
+            sequence,
+            show,
+            tolerate_known,
+            build_only,
+            corrupt_c,
+            progress,
+        } => {
+            let args = cmd::cdiff::CdiffArgs {
+                model,
+                kernel,
+                scope,
+                max_depth,
+                sample,
+                walks,
+                length,
+                seed,
+                sequence,
+                show,
+                tolerate_known,
+                progress: !progress.quiet,
+                corrupt: corrupt_c,
+                build_only,
+            };
+            cmd::cdiff::cdiff_cmd(&args, out, err)
         }
         Cmd::Repro { file, baseline } => {
             cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)

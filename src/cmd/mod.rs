@@ -22,6 +22,7 @@ mod drift_text;
 pub mod formats;
 pub mod fuzz;
 pub mod interleave;
+pub mod cdiff;
 pub mod kdiff;
 pub mod list;
 pub mod locks;

@@ -2,7 +2,8 @@
 //! sequence up to a depth (only the longest ones are run, since each run compares after every
 //! call and so covers its prefixes), a seeded sample of distinct sequences of one length, or
 //! seeded random walks. Calls the kernel cannot be driven to are skipped and counted by reason;
-//! a call the model itself fails on ends the sequence there and is counted.
+//! a call the model itself fails on ends the sequence there and is counted. cdiff generates
+//! its sequences here too, with its own translation of the calls ([`generate_with`]).
 
 use super::ops::{skip_reason, translate, KOp, Translated};
 use crate::check::Invariant;
@@ -20,13 +21,35 @@ use std::ops::ControlFlow;
 /// One sequence: the calls, the model world before the first call and after each call, and the
 /// kernel operation of each call (None: the call needs no system call, e.g. exit of nothing).
 #[derive(Clone, Debug)]
-pub struct Seq {
+pub struct Seq<T = KOp> {
     pub calls: Vec<Call>,
     pub worlds: Vec<World>,
-    pub ops: Vec<Option<KOp>>,
+    pub ops: Vec<Option<T>>,
 }
 
-impl Seq {
+/// What a model call becomes on the system compared with: skipped and counted by reason, or
+/// run (with the operation, None when nothing needs doing there).
+#[derive(Clone, Debug)]
+pub enum Drive<T> {
+    Skip(String),
+    Op(Option<T>),
+}
+
+/// kdiff's translation: the system call of a model call.
+fn kdiff_drive(w: &World, c: &Call) -> Result<Drive<KOp>, String> {
+    if let Some(r) = skip_reason(&c.func) {
+        return Ok(Drive::Skip(r));
+    }
+    Ok(match translate(w, c)? {
+        Translated::Op(o) => Drive::Op(Some(o)),
+        Translated::Skip(_) => Drive::Op(None),
+    })
+}
+
+/// How a model call is driven on the other side.
+pub type DriveFn<'a, T> = &'a dyn Fn(&World, &Call) -> Result<Drive<T>, String>;
+
+impl Seq<KOp> {
     /// Processes the sequence needs: mm#0 and one per fork.
     pub fn mms(&self) -> usize {
         1 + self
@@ -62,16 +85,17 @@ pub struct GenStats {
     pub model_failures: BTreeMap<String, usize>,
 }
 
-/// The drivable successors of a world: (call, world after, kernel op).
-fn successors(
+/// The drivable successors of a world: (call, world after, op).
+fn successors<T>(
     prog: &Program,
     scope: &Scope,
     w: &World,
+    drive: DriveFn<T>,
     st: &mut GenStats,
-) -> Result<Vec<(Call, World, Option<KOp>)>, String> {
+) -> Result<Vec<(Call, World, Option<T>)>, String> {
     let mut out = Vec::new();
     for c in alphabet::calls(scope, prog, w) {
-        if let Some(x) = one(prog, scope, w, c, st)? {
+        if let Some(x) = one(prog, scope, w, c, drive, st)? {
             out.push(x);
         }
     }
@@ -79,20 +103,20 @@ fn successors(
 }
 
 /// Run one call on the model: None when it is not driven or the model fails on it (counted).
-fn one(
+fn one<T>(
     prog: &Program,
     scope: &Scope,
     w: &World,
     c: Call,
+    drive: DriveFn<T>,
     st: &mut GenStats,
-) -> Result<Option<(Call, World, Option<KOp>)>, String> {
-    if let Some(r) = skip_reason(&c.func) {
-        *st.skipped.entry(format!("{}: {r}", c.func)).or_default() += 1;
-        return Ok(None);
-    }
-    let op = match translate(w, &c)? {
-        Translated::Op(o) => Some(o),
-        Translated::Skip(_) => None,
+) -> Result<Option<(Call, World, Option<T>)>, String> {
+    let op = match drive(w, &c)? {
+        Drive::Skip(r) => {
+            *st.skipped.entry(format!("{}: {r}", c.func)).or_default() += 1;
+            return Ok(None);
+        }
+        Drive::Op(o) => o,
     };
     let opts = CheckOpts {
         record: false,
@@ -118,6 +142,18 @@ pub fn generate(
     gen: Gen,
     each: &mut dyn FnMut(&Seq) -> ControlFlow<()>,
 ) -> Result<GenStats, String> {
+    generate_with(prog, scope, w0, gen, &kdiff_drive, each)
+}
+
+/// [`generate`] with another translation of the calls (cdiff drives the C harness).
+pub fn generate_with<T: Clone>(
+    prog: &Program,
+    scope: &Scope,
+    w0: &World,
+    gen: Gen,
+    drive: DriveFn<T>,
+    each: &mut dyn FnMut(&Seq<T>) -> ControlFlow<()>,
+) -> Result<GenStats, String> {
     let mut st = GenStats::default();
     let mut seq = Seq {
         calls: Vec::new(),
@@ -126,7 +162,7 @@ pub fn generate(
     };
     match gen {
         Gen::All { depth } => {
-            let _stopped = dfs(prog, scope, depth, &mut seq, &mut st, each)?;
+            let _stopped = dfs(prog, scope, depth, &mut seq, drive, &mut st, each)?;
         }
         Gen::Sample { count, depth, seed } => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -134,7 +170,7 @@ pub fn generate(
             let mut tries = 0;
             while seen.len() < count && tries < count * 20 + 100 {
                 tries += 1;
-                let s = walk(prog, scope, w0, depth, &mut rng, &mut st)?;
+                let s = walk(prog, scope, w0, depth, drive, &mut rng, &mut st)?;
                 let key: Vec<String> = s.calls.iter().map(|c| c.to_string()).collect();
                 if s.calls.is_empty() || !seen.insert(key) {
                     continue;
@@ -151,7 +187,7 @@ pub fn generate(
         } => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             for _ in 0..count {
-                let s = walk(prog, scope, w0, length, &mut rng, &mut st)?;
+                let s = walk(prog, scope, w0, length, drive, &mut rng, &mut st)?;
                 if !s.calls.is_empty() && each(&s).is_break() {
                     break;
                 }
@@ -161,17 +197,18 @@ pub fn generate(
     Ok(st)
 }
 
-fn dfs(
+fn dfs<T: Clone>(
     prog: &Program,
     scope: &Scope,
     depth: u32,
-    seq: &mut Seq,
+    seq: &mut Seq<T>,
+    drive: DriveFn<T>,
     st: &mut GenStats,
-    each: &mut dyn FnMut(&Seq) -> ControlFlow<()>,
+    each: &mut dyn FnMut(&Seq<T>) -> ControlFlow<()>,
 ) -> Result<ControlFlow<()>, String> {
     let next = if (seq.calls.len() as u32) < depth {
         let w = seq.worlds.last().expect("initial world");
-        successors(prog, scope, w, st)?
+        successors(prog, scope, w, drive, st)?
     } else {
         Vec::new()
     };
@@ -185,7 +222,7 @@ fn dfs(
         seq.calls.push(c);
         seq.worlds.push(w);
         seq.ops.push(op);
-        let r = dfs(prog, scope, depth, seq, st, each)?;
+        let r = dfs(prog, scope, depth, seq, drive, st, each)?;
         seq.calls.pop();
         seq.worlds.pop();
         seq.ops.pop();
@@ -196,14 +233,15 @@ fn dfs(
     Ok(ControlFlow::Continue(()))
 }
 
-fn walk(
+fn walk<T: Clone>(
     prog: &Program,
     scope: &Scope,
     w0: &World,
     length: u32,
+    drive: DriveFn<T>,
     rng: &mut Xoshiro256PlusPlus,
     st: &mut GenStats,
-) -> Result<Seq, String> {
+) -> Result<Seq<T>, String> {
     let mut s = Seq {
         calls: Vec::new(),
         worlds: vec![w0.clone()],
@@ -216,7 +254,7 @@ fn walk(
         let mut step = None;
         while !offered.is_empty() && step.is_none() {
             let c = offered.swap_remove(rng.random_range(0..offered.len()));
-            step = one(prog, scope, &w, c, st)?;
+            step = one(prog, scope, &w, c, drive, st)?;
         }
         let Some((c, w, op)) = step else {
             break;

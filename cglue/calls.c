@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rmapcheck's C harness, part 2: the world (mms and files), reset, and the calls of the
+ * protocol. Each call stands for one rmapcheck entry point; it takes the locks the system
+ * call takes and calls the mm/vma.c (or mm/vma_exec.c, mm/rmap.c) functions the kernel's
+ * caller calls, in our own words where the caller is in a file the harness cannot build
+ * (named on each call). Addresses and lengths on the protocol are in pages. Written for
+ * rmapcheck; no kernel text in it.
+ */
+
+#define GLUE_MAX_MMS 8
+#define GLUE_MAX_FILES 9
+
+static struct mm_struct *glue_mms[GLUE_MAX_MMS];
+static int glue_nmms;
+
+struct glue_file {
+	struct file file;
+	struct address_space mapping;
+	struct file_operations fops;
+	bool dev_zero;
+};
+
+static struct glue_file glue_files[GLUE_MAX_FILES];
+static int glue_nfiles;
+
+/* vm_ops of a regular file's VMA: a file VMA is not anonymous (vma_is_anonymous()) */
+static const struct vm_operations_struct glue_file_vm_ops;
+
+static int glue_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	vma->vm_ops = &glue_file_vm_ops;
+	return 0;
+}
+
+/* /dev/zero's mmap (drivers/char/mem.c): a private mapping is anonymous; a shared one
+ * would become shmem (shmem_zero_setup(), a stub here: the VMA keeps the /dev/zero file) */
+static int glue_zero_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (vma_test(vma, VMA_SHARED_BIT))
+		return shmem_zero_setup(vma);
+	vma_set_anonymous(vma);
+	return 0;
+}
+
+int glue_mmap_file(struct file *file, struct vm_area_struct *vma)
+{
+	return file->f_op->mmap(file, vma);
+}
+
+static unsigned long pg(unsigned long page)
+{
+	return page << PAGE_SHIFT;
+}
+
+/* Forget everything: free each VMA, chain and anon_vma as memory, without kernel logic. */
+static void glue_reset(const char *files)
+{
+	int i;
+
+	for (i = 0; i < glue_nmms; i++) {
+		struct mm_struct *mm = glue_mms[i];
+		struct vm_area_struct *vma;
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			kmem_cache_free(vm_area_cachep, vma);
+		mtree_destroy(&mm->mm_mt);
+		free(mm);
+	}
+	glue_nmms = 0;
+	while (glue_nobjs > 0) {
+		glue_nobjs--;
+		kmem_cache_free(glue_objs[glue_nobjs].cache, glue_objs[glue_nobjs].ptr);
+	}
+	glue_nlocks = 0;
+	glue_nwlocked = 0;
+	glue_nwarns = 0;
+	glue_nviolations = 0;
+	glue_mms[glue_nmms++] = calloc(1, sizeof(struct mm_struct));
+	glue_nfiles = 0;
+	for (i = 0; files[i] && i < GLUE_MAX_FILES; i++) {
+		struct glue_file *f = &glue_files[glue_nfiles++];
+
+		memset(f, 0, sizeof(*f));
+		f->dev_zero = files[i] == 'z';
+		f->fops.mmap = f->dev_zero ? glue_zero_mmap : glue_file_mmap;
+		f->file.f_op = &f->fops;
+		f->file.f_mapping = &f->mapping;
+		f->mapping.i_mmap = RB_ROOT_CACHED;
+	}
+}
+
+static struct mm_struct *glue_enter(long mm)
+{
+	if (mm < 0 || mm >= glue_nmms)
+		return NULL;
+	__current.mm = glue_mms[mm];
+	return glue_mms[mm];
+}
+
+/* do_mmap() (mm/mmap.c) for the flags rmapcheck's sys_mmap passes, then mmap_region(). */
+static long call_mmap(struct mm_struct *mm, unsigned long start, unsigned long end,
+		      long file, unsigned long pgoff, bool shared, bool growsdown)
+{
+	vm_flags_t flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	struct file *f = NULL;
+	long ret;
+
+	if (file >= 0) {
+		if (file >= glue_nfiles)
+			return -EINVAL;
+		f = &glue_files[file].file;
+	}
+	if (shared)
+		flags |= VM_SHARED | VM_MAYSHARE;
+	if (growsdown)
+		flags |= VM_GROWSDOWN;
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	ret = mmap_region(f, pg(start), pg(end - start), legacy_to_vma_flags(flags), pgoff, NULL);
+	mmap_write_unlock(mm);
+	return IS_ERR_VALUE(ret) ? ret : 0;
+}
+
+/* munmap(2): __vm_munmap() of mm/vma.c, which takes and drops the lock itself. */
+static long call_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	return __vm_munmap(pg(start), pg(end - start), true);
+}
+
+/*
+ * mprotect(2) over [start, end) inside one VMA: mprotect_fixup() (mm/mprotect.c) with its
+ * VM_ACCOUNT rule, then vma_modify_flags() and the new flags under vma_start_write().
+ */
+static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end,
+			  bool writable)
+{
+	struct vm_area_struct *vma, *prev;
+	vma_flags_t newflags;
+	long ret = 0;
+	VMA_ITERATOR(vmi, mm, pg(start));
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	vma = vma_find(&vmi, pg(end));
+	if (!vma || vma->vm_start > pg(start) || vma->vm_end < pg(end)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	prev = vma_prev(&vmi);
+	if (vma->vm_start < pg(start))
+		prev = vma;
+	vma_iter_set(&vmi, pg(start));
+	newflags = vma->flags;
+	if (writable)
+		vma_flags_set(&newflags, VMA_WRITE_BIT);
+	else
+		vma_flags_clear(&newflags, VMA_WRITE_BIT);
+	if (vma_flags_same_pair(&vma->flags, &newflags))
+		goto out;
+	if (writable) {
+		if (!vma_flags_test_any(&vma->flags, VMA_ACCOUNT_BIT, VMA_WRITE_BIT,
+					VMA_HUGETLB_BIT, VMA_SHARED_BIT, VMA_NORESERVE_BIT))
+			vma_flags_set(&newflags, VMA_ACCOUNT_BIT);
+	} else if (vma_flags_test(&vma->flags, VMA_ACCOUNT_BIT) && vma_is_anonymous(vma) &&
+		   !vma->anon_vma) {
+		vma_flags_clear(&newflags, VMA_ACCOUNT_BIT);
+	}
+	vma = vma_modify_flags(&vmi, prev, vma, pg(start), pg(end), &newflags);
+	if (IS_ERR(vma)) {
+		ret = PTR_ERR(vma);
+		goto out;
+	}
+	vma_start_write(vma);
+	vma_flags_reset_once(vma, &newflags);
+out:
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/* mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(). */
+static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigned long new_end)
+{
+	struct vm_area_struct *vma;
+	long ret = 0;
+	VMA_ITERATOR(vmi, mm, pg(addr));
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	vma = vma_lookup(mm, pg(addr));
+	if (!vma || vma->vm_start != pg(addr) || pg(new_end) <= vma->vm_end) {
+		ret = -EINVAL;
+		goto out;
+	}
+	vma_iter_set(&vmi, vma->vm_end);
+	if (!vma_merge_extend(&vmi, vma, pg(new_end) - vma->vm_end))
+		ret = -ENOMEM;
+out:
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/* mremap(2) shrinking in place (mm/mremap.c shrink_vma()): do_vmi_munmap() of the tail. */
+static long call_mremap_shrink(struct mm_struct *mm, unsigned long addr, unsigned long new_end)
+{
+	struct vm_area_struct *vma;
+	long ret;
+	VMA_ITERATOR(vmi, mm, pg(new_end));
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	vma = vma_lookup(mm, pg(addr));
+	if (!vma || vma->vm_start != pg(addr) || new_end <= addr ||
+	    pg(new_end) >= vma->vm_end) {
+		mmap_write_unlock(mm);
+		return -EINVAL;
+	}
+	ret = do_vmi_munmap(&vmi, mm, pg(new_end), vma->vm_end - pg(new_end), NULL, false);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/*
+ * mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of [addr, addr + old_len) to new_addr with new_len >=
+ * old_len (mm/mremap.c): mremap_to() unmaps the destination, then move_vma():
+ * vma_start_write(), copy_vma_and_data() (copy_vma() and the page-table move) and
+ * unmap_source_vma() (do_vmi_munmap() of the old range, with its VM_ACCOUNT handling).
+ */
+static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+			     unsigned long new_len, unsigned long new_addr)
+{
+	struct vm_area_struct *vma, *new_vma;
+	bool need_rmap_locks = false, accountable;
+	unsigned long vm_start, vm_end;
+	long ret = 0;
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	if (old_len == 0 || new_len < old_len ||
+	    (new_addr < addr + old_len && addr < new_addr + new_len)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	{
+		VMA_ITERATOR(vmi, mm, pg(new_addr));
+
+		ret = do_vmi_munmap(&vmi, mm, pg(new_addr), pg(new_len), NULL, false);
+		if (ret)
+			goto out;
+	}
+	vma = vma_lookup(mm, pg(addr));
+	if (!vma || pg(addr + old_len) > vma->vm_end) {
+		ret = -EFAULT;
+		goto out;
+	}
+	vma_start_write(vma);
+	new_vma = copy_vma(&vma, pg(new_addr), pg(new_len),
+			   linear_page_index(vma, pg(addr)),
+			   __linear_anon_page_index(vma, pg(addr)), &need_rmap_locks, false);
+	if (!new_vma) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* unmap_source_vma() */
+	accountable = vma_test(vma, VMA_ACCOUNT_BIT);
+	vm_start = vma->vm_start;
+	vm_end = vma->vm_end;
+	if (accountable)
+		vma_clear_flags(vma, VMA_ACCOUNT_BIT);
+	{
+		VMA_ITERATOR(vmi, mm, pg(addr));
+
+		ret = do_vmi_munmap(&vmi, mm, pg(addr), pg(old_len), NULL, false);
+		if (!ret && accountable) {
+			if (vm_start < pg(addr)) {
+				struct vm_area_struct *prev = vma_prev(&vmi);
+
+				vma_start_write(prev);
+				vma_set_flags(prev, VMA_ACCOUNT_BIT);
+			}
+			if (vm_end > pg(addr + old_len)) {
+				struct vm_area_struct *next = vma_next(&vmi);
+
+				vma_start_write(next);
+				vma_set_flags(next, VMA_ACCOUNT_BIT);
+			}
+		}
+	}
+out:
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/*
+ * A write fault (mm/memory.c do_anonymous_page() and the COW paths): on a private mapping
+ * vmf_anon_prepare() -> anon_vma_prepare() under the mmap read lock; a shared mapping's write
+ * fault needs no anon_vma.
+ */
+static long call_anon_fault(struct mm_struct *mm, unsigned long page)
+{
+	struct vm_area_struct *vma;
+	long ret = 0;
+
+	glue_lock(mm, GLUE_MMAP_LOCK, false);
+	vma = vma_lookup(mm, pg(page));
+	if (!vma)
+		ret = -EFAULT;
+	else if (!vma_test(vma, VMA_SHARED_BIT))
+		ret = anon_vma_prepare(vma);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* A read fault on a file page (do_read_fault()): no rmap change; the VMA must exist. */
+static long call_file_fault(struct mm_struct *mm, unsigned long page)
+{
+	struct vm_area_struct *vma;
+
+	glue_lock(mm, GLUE_MMAP_LOCK, false);
+	vma = vma_lookup(mm, pg(page));
+	mmap_read_unlock(mm);
+	return vma ? 0 : -EFAULT;
+}
+
+/*
+ * A fault below a VM_GROWSDOWN VMA (mm/mmap.c expand_stack_locked(), under the mmap write
+ * lock): expand_downwards() of mm/vma.c, then the page's fault under the read lock.
+ */
+static long call_stack_fault(struct mm_struct *mm, unsigned long page)
+{
+	struct vm_area_struct *vma;
+	long ret;
+	VMA_ITERATOR(vmi, mm, pg(page));
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	vma = vma_find(&vmi, TASK_SIZE);
+	if (!vma || vma->vm_start <= pg(page)) {
+		mmap_write_unlock(mm);
+		return -EFAULT;
+	}
+	ret = expand_downwards(vma, pg(page));
+	mmap_write_downgrade(mm);
+	if (!ret)
+		ret = anon_vma_prepare(vma);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* exec's stack move (fs/exec.c setup_arg_pages()): relocate_vma_down() of mm/vma_exec.c. */
+static long call_shift_down(struct mm_struct *mm, unsigned long addr, unsigned long shift)
+{
+	struct vm_area_struct *vma;
+	long ret;
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	vma = vma_lookup(mm, pg(addr));
+	if (!vma || vma->vm_start != pg(addr)) {
+		mmap_write_unlock(mm);
+		return -EINVAL;
+	}
+	ret = relocate_vma_down(vma, pg(shift));
+	mmap_write_unlock(mm);
+	return ret;
+}
+
+/*
+ * fork(2): dup_mmap() (mm/mmap.c), one VMA at a time: vm_area_dup(), anon_vma_fork(), store
+ * in the child's tree, and the file VMA right after its parent in i_mmap
+ * (mapping_rmap_tree_insert_after()). Returns the child's mm index.
+ */
+static long call_fork(struct mm_struct *oldmm)
+{
+	struct mm_struct *mm;
+	struct vm_area_struct *mpnt, *tmp;
+	VMA_ITERATOR(vmi, oldmm, 0);
+	long ret = 0;
+
+	if (glue_nmms == GLUE_MAX_MMS)
+		return -ENOMEM;
+	mm = calloc(1, sizeof(*mm));
+	glue_mms[glue_nmms] = mm;
+	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	for_each_vma(vmi, mpnt) {
+		vma_start_write(mpnt);
+		tmp = vm_area_dup(mpnt);
+		if (!tmp) {
+			ret = -ENOMEM;
+			break;
+		}
+		tmp->vm_mm = mm;
+		if (anon_vma_fork(tmp, mpnt)) {
+			ret = -ENOMEM;
+			break;
+		}
+		vma_start_write(tmp);
+		if (mtree_store_range(&mm->mm_mt, tmp->vm_start, tmp->vm_end - 1, tmp, GFP_KERNEL)) {
+			ret = -ENOMEM;
+			break;
+		}
+		vma_mark_attached(tmp);
+		mm->map_count++;
+		if (tmp->vm_file) {
+			struct address_space *mapping = tmp->vm_file->f_mapping;
+
+			i_mmap_lock_write(mapping);
+			flush_dcache_mmap_lock(mapping);
+			mapping_rmap_tree_insert_after(tmp, mpnt, mapping);
+			flush_dcache_mmap_unlock(mapping);
+			i_mmap_unlock_write(mapping);
+		}
+	}
+	mmap_write_unlock(mm);
+	mmap_write_unlock(oldmm);
+	glue_nmms++;
+	return ret;
+}
+
+/*
+ * exit(2): exit_mmap() (mm/mmap.c) with free_pgtables() (mm/memory.c): under the mmap write
+ * lock, each VMA's anon rmap (unlink_anon_vmas()) and file rmap (unlink_file_vma_batch_*())
+ * are unlinked while the tree still lists it, then each VMA is removed (remove_vma()) and the
+ * tree emptied. rmapcheck's model keeps the mm (empty) afterwards, and so does the harness.
+ */
+static long call_exit(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	struct unlink_vma_file_batch vb;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	unlink_file_vma_batch_init(&vb);
+	for_each_vma(vmi, vma) {
+		vma_start_write(vma);
+		unlink_anon_vmas(vma);
+		unlink_file_vma_batch_add(&vb, vma);
+	}
+	unlink_file_vma_batch_final(&vb);
+	vma_iter_set(&vmi, 0);
+	for_each_vma(vmi, vma) {
+		vma_mark_detached(vma);
+		remove_vma(vma);
+		mm->map_count--;
+	}
+	mtree_destroy(&mm->mm_mt);
+	mmap_write_unlock(mm);
+	return 0;
+}
+
+static void glue_dump(void);
+static void glue_corrupt(const char *what, long index);
+
+static long num(const char *s)
+{
+	return strcmp(s, "-") ? strtol(s, NULL, 10) : -1;
+}
+
+/* Locks still held when a call returns are violations (the system call released them). */
+static void glue_check_released(void)
+{
+	int i;
+
+	for (i = 0; i < glue_nlocks; i++) {
+		if (glue_locks[i].writers || glue_locks[i].readers)
+			glue_violation("%s still held when the call returned",
+				       glue_class_names[glue_locks[i].cls]);
+		glue_locks[i].writers = glue_locks[i].readers = 0;
+	}
+	glue_nlocks = 0;
+	glue_nwlocked = 0;
+}
+
+static void glue_command(char **w, int n)
+{
+	struct mm_struct *mm = NULL;
+	long ret;
+
+#define NEED(k) do { if (n != (k)) { printf("error %s takes %d words\n", w[0], (k) - 1); return; } } while (0)
+#define MM() do { mm = glue_enter(num(w[1])); if (!mm) { printf("error no mm %s\n", w[1]); return; } } while (0)
+	if (!strcmp(w[0], "reset")) {
+		glue_reset(n > 1 ? w[1] : "");
+		printf("ok 0\n");
+		return;
+	}
+	if (!strcmp(w[0], "dump")) {
+		glue_dump();
+		return;
+	}
+	if (!strcmp(w[0], "corrupt")) {
+		NEED(3);
+		glue_corrupt(w[1], num(w[2]));
+		return;
+	}
+	if (!strcmp(w[0], "mmap")) {
+		NEED(8);
+		MM();
+		ret = call_mmap(mm, num(w[2]), num(w[3]), num(w[4]), num(w[5]), num(w[6]), num(w[7]));
+	} else if (!strcmp(w[0], "munmap")) {
+		NEED(4);
+		MM();
+		ret = call_munmap(mm, num(w[2]), num(w[3]));
+	} else if (!strcmp(w[0], "mprotect")) {
+		NEED(5);
+		MM();
+		ret = call_mprotect(mm, num(w[2]), num(w[3]), num(w[4]));
+	} else if (!strcmp(w[0], "mremap_expand")) {
+		NEED(4);
+		MM();
+		ret = call_mremap_expand(mm, num(w[2]), num(w[3]));
+	} else if (!strcmp(w[0], "mremap_shrink")) {
+		NEED(4);
+		MM();
+		ret = call_mremap_shrink(mm, num(w[2]), num(w[3]));
+	} else if (!strcmp(w[0], "mremap_move")) {
+		NEED(6);
+		MM();
+		ret = call_mremap_move(mm, num(w[2]), num(w[3]), num(w[4]), num(w[5]));
+	} else if (!strcmp(w[0], "anon_fault")) {
+		NEED(3);
+		MM();
+		ret = call_anon_fault(mm, num(w[2]));
+	} else if (!strcmp(w[0], "file_fault")) {
+		NEED(3);
+		MM();
+		ret = call_file_fault(mm, num(w[2]));
+	} else if (!strcmp(w[0], "stack_fault")) {
+		NEED(3);
+		MM();
+		ret = call_stack_fault(mm, num(w[2]));
+	} else if (!strcmp(w[0], "shift_down")) {
+		NEED(4);
+		MM();
+		ret = call_shift_down(mm, num(w[2]), num(w[3]));
+	} else if (!strcmp(w[0], "fork")) {
+		NEED(2);
+		MM();
+		ret = call_fork(mm);
+	} else if (!strcmp(w[0], "exit")) {
+		NEED(2);
+		MM();
+		ret = call_exit(mm);
+	} else {
+		printf("error unknown command %s\n", w[0]);
+		return;
+	}
+	glue_check_released();
+	printf("ok %ld\n", ret);
+#undef NEED
+#undef MM
+}

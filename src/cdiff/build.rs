@@ -1,0 +1,400 @@
+//! Building the C harness from a kernel tree: a copy of the tree's `tools/testing/vma` in a
+//! cache directory, its rmap stubs removed, the kernel's rmap structs and functions taken
+//! from the tree, rmapcheck's glue (`cglue/`, compiled into rmapcheck) added, and `make` run
+//! there. The directory is keyed by a hash of every tree file the build reads and of the glue,
+//! so a second run reuses it. The tree itself is never written.
+//!
+//! Kernel functions the harness compiles from the tree: all of mm/vma.c, mm/vma_init.c,
+//! mm/vma_exec.c, mm/interval_tree.c, tools/lib/rbtree.c; from mm/rmap.c the anon_vma paths
+//! listed in [`RMAP_FUNCTIONS`]; from mm/internal.h `get_anon_vma`/`put_anon_vma`; from
+//! include/linux/mm.h `vma_last_pgoff`; from include/linux/rmap.h `struct anon_vma_chain`
+//! and `struct anon_vma`. What is replaced by glue and why is in [`STUBS_REMOVED`],
+//! [`CUSTOM_REMOVED`] and docs/CDIFF.md.
+
+use super::csource::{self, Def};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// rmapcheck's glue, compiled into the binary so that it stands alone.
+const GLUE: &[(&str, &str)] = &[
+    ("glue.h", include_str!("../../cglue/glue.h")),
+    ("glue.c", include_str!("../../cglue/glue.c")),
+    ("calls.c", include_str!("../../cglue/calls.c")),
+    ("dump.c", include_str!("../../cglue/dump.c")),
+    ("harness.c", include_str!("../../cglue/harness.c")),
+    ("Makefile", include_str!("../../cglue/Makefile")),
+];
+
+/// Changed whenever the build steps below change, so old cache entries are not reused.
+const BUILD_VERSION: &str = "cdiff-build 1";
+
+/// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
+/// the rmap tree operations (the real ones), the page-table move (it must report the whole
+/// range moved for mremap and exec's stack move to go on), a file's ->mmap (it must set
+/// vm_ops), and free_pgtables() (it unlinks the rmap of the VMAs it frees).
+pub const STUBS_REMOVED: &[&str] = &[
+    "anon_vma_unlock_write",
+    "i_mmap_unlock_write",
+    "mmap_write_downgrade",
+    "mmap_read_unlock",
+    "mmap_write_unlock",
+    "mmap_write_lock_killable",
+    "mmap_assert_locked",
+    "mmap_assert_write_locked",
+    "mapping_rmap_tree_insert",
+    "mapping_rmap_tree_remove",
+    "flush_dcache_mmap_unlock",
+    "anon_rmap_tree_insert",
+    "anon_rmap_tree_remove",
+    "i_mmap_lock_write",
+    "anon_vma_lock_write",
+    "flush_dcache_mmap_lock",
+    "move_page_tables",
+    "mmap_file",
+    "free_pgtables",
+];
+
+/// Stubs of the copy's include/custom.h that the glue or the real mm/rmap.c replaces.
+pub const CUSTOM_REMOVED: &[&str] = &[
+    "unlink_anon_vmas",
+    "vma_start_write",
+    "vma_start_write_killable",
+    "anon_vma_clone",
+    "__anon_vma_prepare",
+    "anon_vma_prepare",
+];
+
+/// The functions of mm/rmap.c the harness compiles, in the order they are emitted.
+pub const RMAP_FUNCTIONS: &[&str] = &[
+    "anon_vma_alloc",
+    "anon_vma_free",
+    "anon_vma_chain_alloc",
+    "anon_vma_chain_free",
+    "anon_vma_chain_assign",
+    "__anon_vma_prepare",
+    "check_anon_vma_clone",
+    "maybe_reuse_anon_vma",
+    "anon_vma_clone",
+    "anon_vma_fork",
+    "cleanup_partial_anon_vmas",
+    "unlink_anon_vmas",
+    "anon_vma_ctor",
+    "anon_vma_init",
+    "__put_anon_vma",
+];
+
+/// The tree operations mm/vma.c calls, routed through the glue's lock-checking wrappers.
+const TREE_OPS: &[&str] = &[
+    "mapping_rmap_tree_insert",
+    "mapping_rmap_tree_insert_after",
+    "mapping_rmap_tree_remove",
+    "anon_rmap_tree_insert",
+    "anon_rmap_tree_remove",
+];
+
+/// A built harness.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub binary: PathBuf,
+    /// The tree's release (its Makefile's VERSION.PATCHLEVEL.SUBLEVEL-EXTRAVERSION).
+    pub release: String,
+    /// False when the cached build was reused.
+    pub compiled: bool,
+    pub seconds: f64,
+}
+
+/// The cache directory: `$RMAPCHECK_CACHE/cdiff`, else `$HOME/.cache/rmapcheck/cdiff`.
+pub fn cache_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("RMAPCHECK_CACHE") {
+        return PathBuf::from(d).join("cdiff");
+    }
+    let home = std::env::var_os("HOME").map_or_else(std::env::temp_dir, PathBuf::from);
+    home.join(".cache/rmapcheck/cdiff")
+}
+
+/// The release a tree's top Makefile names.
+pub fn release(tree: &Path) -> Result<String, String> {
+    let mk = csource::read(&tree.join("Makefile"))?;
+    let get = |k: &str| {
+        mk.lines()
+            .find_map(|l| l.strip_prefix(k).map(|v| v.trim_start_matches([' ', '=']).trim()))
+            .unwrap_or("")
+            .to_string()
+    };
+    let v = format!(
+        "{}.{}.{}{}",
+        get("VERSION"),
+        get("PATCHLEVEL"),
+        get("SUBLEVEL"),
+        get("EXTRAVERSION")
+    );
+    if v.starts_with('.') {
+        return Err(format!(
+            "{}: no VERSION line: not a kernel tree's Makefile",
+            tree.join("Makefile").display()
+        ));
+    }
+    Ok(v)
+}
+
+/// Every tree file the build reads, relative to the tree (directories are walked).
+const INPUTS: &[&str] = &[
+    "Makefile",
+    "tools/testing/vma",
+    "tools/testing/shared",
+    "tools/include",
+    "tools/lib/rbtree.c",
+    "tools/arch/x86/include",
+    "tools/scripts/Makefile.arch",
+    "mm/vma.c",
+    "mm/vma.h",
+    "mm/vma_init.c",
+    "mm/vma_exec.c",
+    "mm/interval_tree.c",
+    "mm/rmap.c",
+    "mm/internal.h",
+    "include/linux/rmap.h",
+    "include/linux/mm.h",
+    "include/linux/maple_tree.h",
+    "lib/maple_tree.c",
+];
+
+fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let md = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    if md.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+            .map_err(|e| format!("{}: {e}", p.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for e in entries {
+            walk(&e, out)?;
+        }
+    } else {
+        out.push(p.to_path_buf());
+    }
+    Ok(())
+}
+
+/// The cache key: XXH3-64 over the build version, the glue and every input file (path and
+/// bytes), as 16 hex digits.
+pub fn key(tree: &Path) -> Result<String, String> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(BUILD_VERSION.as_bytes());
+    for (n, t) in GLUE {
+        h.update(n.as_bytes());
+        h.update(t.as_bytes());
+    }
+    let mut files = Vec::new();
+    for i in INPUTS {
+        walk(&tree.join(i), &mut files)?;
+    }
+    for f in files {
+        let rel = f.strip_prefix(tree).unwrap_or(&f);
+        h.update(rel.to_string_lossy().as_bytes());
+        h.update(&std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?);
+    }
+    Ok(format!("{:016x}", h.digest()))
+}
+
+/// Build the harness for `tree` (or reuse the cached one).
+pub fn build(tree: &Path) -> Result<Built, String> {
+    let t0 = Instant::now();
+    let tree = tree
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", tree.display()))?;
+    if !tree.join("mm/vma.c").is_file() || !tree.join("tools/testing/vma").is_dir() {
+        return Err(format!(
+            "{}: not a kernel source tree with mm/vma.c and tools/testing/vma (scripts/fetch-kernel.sh fetches one)",
+            tree.display()
+        ));
+    }
+    let release = release(&tree)?;
+    let dir = cache_root().join(key(&tree)?);
+    let binary = dir.join("tools/testing/vma/harness");
+    if binary.is_file() {
+        return Ok(Built {
+            binary,
+            release,
+            compiled: false,
+            seconds: t0.elapsed().as_secs_f64(),
+        });
+    }
+    std::fs::create_dir_all(cache_root())
+        .map_err(|e| format!("{}: {e}", cache_root().display()))?;
+    let work = tempfile::Builder::new()
+        .prefix(".build.")
+        .tempdir_in(cache_root())
+        .map_err(|e| format!("{}: {e}", cache_root().display()))?;
+    prepare(&tree, work.path())?;
+    let vma = work.path().join("tools/testing/vma");
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(&vma)
+        .arg(format!("-j{}", jobs()))
+        .output()
+        .map_err(|e| format!("cannot run make: {e} (scripts/fetch-kernel.sh installs it)"))?;
+    if !out.status.success() {
+        let log = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = log.lines().rev().take(30).collect();
+        return Err(format!(
+            "building the C harness from {} failed ({}):\n{}",
+            tree.display(),
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ));
+    }
+    // publish: a concurrent build of the same key may have won; either copy is the same
+    let staged = work.keep();
+    if std::fs::rename(&staged, &dir).is_err() {
+        let _ = std::fs::remove_dir_all(&staged);
+        if !binary.is_file() {
+            return Err(format!("cannot move the built harness to {}", dir.display()));
+        }
+    }
+    Ok(Built {
+        binary,
+        release,
+        compiled: true,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+fn write(p: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+#[cfg(unix)]
+fn link(src: &Path, dst: &Path) -> Result<(), String> {
+    std::os::unix::fs::symlink(src, dst).map_err(|e| format!("{}: {e}", dst.display()))
+}
+
+fn copy_dir(src: &Path, dst: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+    for e in std::fs::read_dir(src).map_err(|e| format!("{}: {e}", src.display()))? {
+        let e = e.map_err(|e| format!("{}: {e}", src.display()))?;
+        let to = dst.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to)?;
+        } else {
+            std::fs::copy(e.path(), &to).map_err(|err| format!("{}: {err}", to.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Lay out the build directory `b`: links to the tree's directories, a copy of
+/// tools/testing/vma edited as described in the module docs, the generated files and the glue.
+fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
+    let mk = |p: &Path| std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()));
+    mk(&b.join("tools/testing"))?;
+    for d in ["mm", "lib", "include", "arch"] {
+        link(&tree.join(d), &b.join(d))?;
+    }
+    for d in ["include", "lib", "arch", "scripts"] {
+        link(&tree.join("tools").join(d), &b.join("tools").join(d))?;
+    }
+    link(
+        &tree.join("tools/testing/shared"),
+        &b.join("tools/testing/shared"),
+    )?;
+    let v = b.join("tools/testing/vma");
+    copy_dir(&tree.join("tools/testing/vma"), &v)?;
+
+    let edit = |name: &str, f: &dyn Fn(&str, &str) -> Result<String, String>| {
+        let p = v.join(name);
+        let t = csource::read(&p)?;
+        write(&p, &f(&t, &format!("tools/testing/vma/{name}"))?)
+    };
+    edit("include/stubs.h", &|t, w| {
+        csource::remove(t, w, STUBS_REMOVED, Def::Function)
+    })?;
+    edit("include/custom.h", &|t, w| {
+        let t = csource::remove(t, w, CUSTOM_REMOVED, Def::Function)?;
+        csource::remove(&t, w, &["anon_vma"], Def::Struct)
+    })?;
+    edit("include/dup.h", &|t, w| {
+        let t = csource::remove(t, w, &["anon_vma_chain"], Def::Struct)?;
+        // __anon_vma_prepare() takes mm->page_table_lock, which the harness's mm lacks
+        csource::replace_once(
+            &t,
+            w,
+            "struct mm_struct {\n\tstruct maple_tree mm_mt;\n",
+            "struct mm_struct {\n\tstruct maple_tree mm_mt;\n\tspinlock_t page_table_lock; /* rmapcheck: for __anon_vma_prepare() */\n",
+        )
+    })?;
+    edit("vma_internal.h", &|t, w| {
+        csource::replace_once(
+            t,
+            w,
+            "#include \"include/custom.h\"\n",
+            "#include \"include/custom.h\"\n#include \"glue.h\"\n",
+        )
+    })?;
+    let rmap_h = tree.join("include/linux/rmap.h");
+    write(
+        &v.join("rmap_structs.h"),
+        &format!(
+            "/* generated by rmapcheck at build time from the tree's include/linux/rmap.h */\n\
+             #define CONFIG_DEBUG_VM_RB 1\n{}\n",
+            csource::extract(&rmap_h, &["anon_vma_chain", "anon_vma"], Def::Struct)?
+        ),
+    )?;
+    write(&v.join("rmap_gen.c"), &rmap_gen(tree)?)?;
+    for (n, t) in GLUE {
+        write(&v.join(n), t)?;
+    }
+    Ok(())
+}
+
+/// The generated rmap_gen.c: mm/interval_tree.c (its functions named `__real_*`, behind the
+/// glue's wrappers), `vma_last_pgoff`, `get_anon_vma`/`put_anon_vma` and the mm/rmap.c
+/// functions of [`RMAP_FUNCTIONS`], allocating through the glue's registry.
+fn rmap_gen(tree: &Path) -> Result<String, String> {
+    let mut g = vec![
+        "/* generated by rmapcheck at build time from the tree's mm/interval_tree.c,\n * include/linux/mm.h, mm/internal.h and mm/rmap.c */".to_string(),
+        "#include <linux/interval_tree_generic.h>".to_string(),
+    ];
+    for op in TREE_OPS {
+        g.push(format!("#undef {op}\n#define {op} __real_{op}"));
+    }
+    g.push(format!(
+        "#ifndef vma_last_pgoff\n{}\n#endif",
+        csource::extract(
+            &tree.join("include/linux/mm.h"),
+            &["vma_last_pgoff"],
+            Def::Function
+        )?
+    ));
+    let it = tree.join("mm/interval_tree.c");
+    g.push(csource::drop_includes(&csource::read(&it)?));
+    for op in TREE_OPS {
+        g.push(format!("#undef {op}\n#define {op} glue_{op}"));
+    }
+    g.push(csource::extract(
+        &tree.join("mm/internal.h"),
+        &["get_anon_vma", "put_anon_vma"],
+        Def::Function,
+    )?);
+    g.push(
+        "#define kmem_cache_alloc(c, g) glue_cache_alloc(c, g)\n#define kmem_cache_free(c, p) glue_cache_free(c, p)"
+            .into(),
+    );
+    g.push(
+        "static struct kmem_cache *anon_vma_cachep;\nstatic struct kmem_cache *anon_vma_chain_cachep;"
+            .into(),
+    );
+    g.push("static void cleanup_partial_anon_vmas(struct vm_area_struct *vma);".into());
+    g.push(csource::extract(
+        &tree.join("mm/rmap.c"),
+        RMAP_FUNCTIONS,
+        Def::Function,
+    )?);
+    g.push("#undef kmem_cache_alloc\n#undef kmem_cache_free".into());
+    Ok(g.join("\n\n") + "\n")
+}

@@ -1,0 +1,157 @@
+//! The C harness as a child process speaking the line protocol of docs/CDIFF.md: one
+//! request line, one reply line (`ok RC`, `error TEXT`), or for `dump` the dump's lines up to
+//! `end`. Every reply is awaited for a bounded time. A harness that dies (a crash, a kernel
+//! `BUG`, AddressSanitizer) or hangs is reported as [`Died`] with what it printed last, and
+//! [`Harness::restart`] gives a fresh process for the next sequence.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// The harness process ended or stopped answering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Died {
+    /// What happened, with the last lines it printed (a `bug FILE:LINE COND` line for a kernel
+    /// BUG, an AddressSanitizer report, or a timeout).
+    pub what: String,
+}
+
+impl std::fmt::Display for Died {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+/// A running harness.
+pub struct Harness {
+    binary: PathBuf,
+    timeout: Duration,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    errors: Receiver<String>,
+}
+
+impl Harness {
+    /// Start the harness `binary`; each reply is awaited for at most `timeout`.
+    pub fn start(binary: &Path, timeout: Duration) -> Result<Harness, Died> {
+        let mut child = Command::new(binary)
+            .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
+            .env("UBSAN_OPTIONS", "print_stacktrace=1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Died {
+                what: format!("cannot start {}: {e}", binary.display()),
+            })?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let lines = pump(child.stdout.take().expect("piped stdout"));
+        let errors = pump(child.stderr.take().expect("piped stderr"));
+        let mut h = Harness {
+            binary: binary.to_path_buf(),
+            timeout,
+            child,
+            stdin,
+            lines,
+            errors,
+        };
+        let first = h.line()?;
+        if !first.starts_with("ready rmapcheck-cglue 1") {
+            return Err(h.died(&format!("unexpected greeting {first:?}")));
+        }
+        Ok(h)
+    }
+
+    /// A fresh process in place of this one (after a death).
+    pub fn restart(&mut self) -> Result<(), Died> {
+        let fresh = Harness::start(&self.binary, self.timeout)?;
+        let old = std::mem::replace(self, fresh);
+        drop(old);
+        Ok(())
+    }
+
+    fn line(&mut self) -> Result<String, Died> {
+        match self.lines.recv_timeout(self.timeout) {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                Err(self.died(&format!(
+                    "no reply within {} s (killed)",
+                    self.timeout.as_secs()
+                )))
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.died("the harness exited")),
+        }
+    }
+
+    fn died(&mut self, what: &str) -> Died {
+        let _ = self.child.kill();
+        let status = self.child.wait().ok();
+        let mut err: Vec<String> = Vec::new();
+        while let Ok(l) = self.errors.recv_timeout(Duration::from_millis(200)) {
+            err.push(l);
+        }
+        let tail: Vec<String> = err.iter().rev().take(12).rev().cloned().collect();
+        let mut s = what.to_string();
+        if let Some(st) = status {
+            s += &format!(" ({st})");
+        }
+        if !tail.is_empty() {
+            s += &format!("; its last output:\n    {}", tail.join("\n    "));
+        }
+        Died { what: s }
+    }
+
+    /// Send one request and read its one-line reply. A `bug` line is the kernel's BUG: the
+    /// process has exited.
+    pub fn request(&mut self, line: &str) -> Result<String, Died> {
+        if writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.died("the harness closed its input"));
+        }
+        let r = self.line()?;
+        if r.starts_with("bug ") {
+            return Err(self.died(&format!("kernel BUG: {}", &r[4..])));
+        }
+        Ok(r)
+    }
+
+    /// `dump`: the dump's lines (without the final `end`).
+    pub fn dump(&mut self) -> Result<Vec<String>, Died> {
+        let mut out = Vec::new();
+        let mut l = self.request("dump")?;
+        while l != "end" {
+            out.push(l);
+            l = self.line()?;
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A thread that sends each line of `r` down a channel (ends with the stream).
+fn pump(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(r).lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}

@@ -1,0 +1,278 @@
+//! Running call sequences on the model and on the C harness and comparing the two worlds
+//! after every call ([`cdiff`]), or one named sequence ([`one_sequence`]). A sequence starts
+//! from `reset` in the harness; a harness that dies or hangs is a mismatch of that sequence
+//! (the C crashed), and a fresh harness runs the next one.
+
+use super::calls::{drive, reset};
+use super::canon::Raw;
+use super::harness::{Died, Harness};
+use super::known;
+use crate::explore::op::{apply, CheckOpts};
+use crate::explore::scope::Scope;
+use crate::lang::Program;
+use crate::oracle::sequences::{generate_with, Drive, Gen, GenStats, Seq};
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Options of a cdiff run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub gen: Gen,
+    /// Longest wait for one reply of the harness.
+    pub timeout: Duration,
+    /// Stop after this many unexplained mismatches (0: never).
+    pub stop_after: usize,
+    /// Test hook: after every call, add 1 to the `rb_subtree_last` of the root node of this
+    /// tree of the C world (`file N` or `anon N`) when it has one.
+    pub corrupt: Option<String>,
+}
+
+/// One sequence whose worlds differ.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub calls: Vec<Call>,
+    /// Index of the call after which the worlds differ.
+    pub at: usize,
+    pub what: String,
+    /// The canonical lines of both worlds (the C's empty when it died).
+    pub model: Vec<String>,
+    pub c: Vec<String>,
+    /// The known finding that explains it, if one does.
+    pub known: Option<&'static str>,
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub sequences: usize,
+    /// Calls made on both sides and compared after.
+    pub calls: usize,
+    pub mismatches: Vec<Mismatch>,
+    pub known: std::collections::BTreeMap<&'static str, usize>,
+    pub known_examples: Vec<Mismatch>,
+    pub gen: GenStats,
+    pub seconds: f64,
+    /// Harness processes started (1 + restarts after a death).
+    pub harness_starts: usize,
+}
+
+/// The canonical lines of a model world.
+pub fn model_lines(w: &World) -> Vec<String> {
+    super::model::raw(w).canonical()
+}
+
+/// The canonical lines of the harness's world now.
+pub fn c_lines(h: &mut Harness) -> Result<Vec<String>, Died> {
+    let d = h.dump()?;
+    let raw: Raw = super::cdump::parse(&d).map_err(|e| Died { what: e })?;
+    Ok(raw.canonical())
+}
+
+fn corrupt(h: &mut Harness, what: &Option<String>) -> Result<(), Died> {
+    if let Some(w) = what {
+        // "error nothing to corrupt" while the tree is empty: the hook waits for a node
+        let _ = h.request(&format!("corrupt {w}"))?;
+    }
+    Ok(())
+}
+
+/// Run one sequence (its model worlds already computed) on the harness; Some on the first
+/// difference.
+fn run_seq(
+    h: &mut Harness,
+    seq: &Seq<String>,
+    opts: &Options,
+    calls: &mut usize,
+) -> Result<Option<Mismatch>, Died> {
+    let r = h.request(&reset(&seq.worlds[0]))?;
+    if r != "ok 0" {
+        return Err(Died {
+            what: format!("reset refused: {r}"),
+        });
+    }
+    for (i, op) in seq.ops.iter().enumerate() {
+        let mismatch = |what: String, model: Vec<String>, c: Vec<String>| Mismatch {
+            calls: seq.calls.clone(),
+            at: i,
+            what,
+            model,
+            c,
+            known: None,
+        };
+        if let Some(req) = op {
+            let r = match h.request(req) {
+                Ok(r) => r,
+                Err(d) => {
+                    return Ok(Some(mismatch(
+                        format!("the C harness died in `{req}`: {d}"),
+                        model_lines(&seq.worlds[i + 1]),
+                        Vec::new(),
+                    )))
+                }
+            };
+            if !r.starts_with("ok ") {
+                return Err(Died {
+                    what: format!("the harness refused `{req}`: {r}"),
+                });
+            }
+        }
+        corrupt(h, &opts.corrupt)?;
+        *calls += 1;
+        let model = model_lines(&seq.worlds[i + 1]);
+        let c = match c_lines(h) {
+            Ok(c) => c,
+            Err(d) => {
+                return Ok(Some(mismatch(
+                    format!("the C harness died dumping its world: {d}"),
+                    model,
+                    Vec::new(),
+                )))
+            }
+        };
+        if model != c {
+            let mut m = mismatch(
+                "the worlds differ (lines marked <-)".to_string(),
+                model,
+                c,
+            );
+            m.known = known::explain(&m);
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
+
+/// Run the sequences `opts.gen` of `scope` on the model and on the harness `binary`.
+pub fn cdiff(
+    prog: &Program,
+    scope: &Scope,
+    binary: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize, usize, f64),
+) -> Result<Report, String> {
+    let t0 = Instant::now();
+    let mut last = Instant::now();
+    let w0 = initial_world(scope)?;
+    let mut h = Harness::start(binary, opts.timeout).map_err(|d| d.what)?;
+    let mut rep = Report {
+        harness_starts: 1,
+        ..Report::default()
+    };
+    let mut fatal = None;
+    let gen = generate_with(prog, scope, &w0, opts.gen, &drive, &mut |seq| {
+        if crate::explore::budget::stop_requested() {
+            fatal = Some(format!(
+                "interrupted after {} sequences: the comparison is incomplete",
+                rep.sequences
+            ));
+            return ControlFlow::Break(());
+        }
+        if last.elapsed().as_secs_f64() >= 1.0 {
+            progress(rep.sequences, rep.calls, t0.elapsed().as_secs_f64());
+            last = Instant::now();
+        }
+        rep.sequences += 1;
+        match run_seq(&mut h, seq, opts, &mut rep.calls) {
+            Ok(None) => {}
+            Ok(Some(m)) => {
+                let died = m.c.is_empty();
+                if let Some(k) = m.known {
+                    *rep.known.entry(k).or_default() += 1;
+                    if rep.known_examples.len() < 3 {
+                        rep.known_examples.push(m);
+                    }
+                } else {
+                    rep.mismatches.push(m);
+                }
+                if died {
+                    rep.harness_starts += 1;
+                    if let Err(d) = h.restart() {
+                        fatal = Some(format!("cannot restart the harness: {d}"));
+                        return ControlFlow::Break(());
+                    }
+                }
+                if opts.stop_after > 0 && rep.mismatches.len() >= opts.stop_after {
+                    return ControlFlow::Break(());
+                }
+            }
+            Err(d) => {
+                let calls: Vec<String> = seq.calls.iter().map(|c| c.to_string()).collect();
+                fatal = Some(format!("{d} (sequence: {})", calls.join("; ")));
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    if let Some(e) = fatal {
+        return Err(e);
+    }
+    rep.gen = gen;
+    rep.seconds = t0.elapsed().as_secs_f64();
+    Ok(rep)
+}
+
+/// The scope's initial world, which must hold no VMA (the harness starts from empty mms).
+pub fn initial_world(scope: &Scope) -> Result<World, String> {
+    let w0 = scope
+        .initial_scenario()
+        .build()
+        .map_err(|e| e.to_string())?
+        .canonical();
+    if !w0.vmas.is_empty() || w0.mms.len() != 1 {
+        return Err("cdiff needs an initial world of one empty mm".into());
+    }
+    Ok(w0)
+}
+
+/// Run the named `calls` from the scope's initial world on both sides, applying each call on
+/// the model even when the model's own checks fail on it (they are reported in `what`).
+/// Returns the sequence run (its model worlds) and the first mismatch.
+pub fn one_sequence(
+    prog: &Program,
+    scope: &Scope,
+    binary: &Path,
+    calls: &[Call],
+    opts: &Options,
+) -> Result<(Seq<String>, Option<Mismatch>, Vec<String>), String> {
+    let w0 = initial_world(scope)?;
+    let mut seq = Seq {
+        calls: Vec::new(),
+        worlds: vec![w0],
+        ops: Vec::new(),
+    };
+    let mut notes = Vec::new();
+    for c in calls {
+        let w = seq.worlds.last().expect("world");
+        let op = match drive(w, c)? {
+            Drive::Skip(r) => return Err(format!("{c}: not compared: {r}")),
+            Drive::Op(o) => o,
+        };
+        let mut next = w.clone();
+        let r = apply(
+            prog,
+            &mut next,
+            c,
+            CheckOpts {
+                record: false,
+                per_step: false,
+                invariants: scope.invariant_set(),
+            },
+        );
+        if let Some(f) = r.failure {
+            notes.push(format!(
+                "the model's own checks fail on {c}: {}",
+                f.invariant().map_or("a model fault", |i| i.name())
+            ));
+        }
+        seq.calls.push(c.clone());
+        seq.worlds.push(next.canonical());
+        seq.ops.push(op);
+    }
+    let mut h = Harness::start(binary, opts.timeout).map_err(|d| d.what)?;
+    let mut n = 0;
+    let m = run_seq(&mut h, &seq, opts, &mut n).map_err(|d| d.what)?;
+    Ok((seq, m, notes))
+}

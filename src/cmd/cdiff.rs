@@ -1,0 +1,243 @@
+//! `rmapcheck cdiff --kernel DIR`: the model's call sequences run on the model and on the
+//! kernel tree's own C (mm/vma.c with the real rmap trees), the worlds compared after every
+//! call, trees included (docs/CDIFF.md).
+
+use super::load_model;
+use super::{CmdError, CmdResult, Exit};
+use crate::cdiff::build;
+use crate::cdiff::calls::{skip_reason, COMPARED};
+use crate::cdiff::render;
+use crate::cdiff::run::{self, Options, Report};
+use crate::entry::EntryPoint;
+use crate::explore::scope::Scope;
+use crate::oracle::sequences::Gen;
+use crate::world::scenario::Call;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options of `rmapcheck cdiff`.
+#[derive(Clone, Debug)]
+pub struct CdiffArgs {
+    pub model: PathBuf,
+    pub kernel: PathBuf,
+    pub scope: Option<String>,
+    pub max_depth: Option<u32>,
+    pub sample: Option<usize>,
+    pub walks: Option<usize>,
+    pub length: u32,
+    pub seed: u64,
+    /// One named sequence instead (calls separated by `;`).
+    pub sequence: Option<String>,
+    pub show: usize,
+    pub tolerate_known: bool,
+    pub progress: bool,
+    /// Test hook (see [`Options::corrupt`]).
+    pub corrupt: Option<String>,
+    /// Only build the harness and say where it is.
+    pub build_only: bool,
+}
+
+fn bad(e: impl std::fmt::Display) -> CmdError {
+    CmdError::line(format_args!("rmapcheck cdiff: {e}"))
+}
+
+/// The calls of `--sequence`: `call; call; ...`.
+fn parse_sequence(s: &str) -> Result<Vec<Call>, CmdError> {
+    let mut out = Vec::new();
+    for (i, part) in s.split(';').map(str::trim).enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        out.push(Call::parse(part).map_err(|e| bad(format!("--sequence call {}: {e}", i + 1)))?);
+    }
+    if out.is_empty() {
+        return Err(bad("--sequence names no call"));
+    }
+    Ok(out)
+}
+
+fn summary(out: &mut dyn Write, r: &Report, gen: &str, a: &CdiffArgs, scope: &Scope, b: &build::Built) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "cdiff: kernel tree {} ({}) against model {}",
+        a.kernel.display(),
+        b.release,
+        a.model.display()
+    )?;
+    writeln!(out, "  {}; {gen}", scope.summary())?;
+    writeln!(
+        out,
+        "  harness {} ({} in {:.1} s)",
+        b.binary.display(),
+        if b.compiled { "built" } else { "cached" },
+        b.seconds
+    )?;
+    let per = if r.sequences > 0 {
+        r.seconds * 1000.0 / r.sequences as f64
+    } else {
+        0.0
+    };
+    writeln!(
+        out,
+        "  sequences {}, calls compared {}, {:.1} s ({per:.2} ms per sequence), harness processes {}",
+        r.sequences, r.calls, r.seconds, r.harness_starts
+    )?;
+    if r.gen.skipped.is_empty() {
+        writeln!(out, "  skipped calls: none")?;
+    }
+    for (why, n) in &r.gen.skipped {
+        writeln!(out, "  skipped calls: {n} x {why}")?;
+    }
+    for (inv, n) in &r.gen.model_failures {
+        writeln!(out, "  calls the model fails on (not run): {n} x {inv}")?;
+    }
+    for k in crate::cdiff::known::ALL {
+        let n = r.known.get(k.name).copied().unwrap_or(0);
+        writeln!(out, "  known finding {}: {n} sequence(s)", k.name)?;
+    }
+    Ok(())
+}
+
+/// Ok when the C agrees on every sequence, Found on a mismatch, an error on bad input (no
+/// tree, a tree the harness cannot be built from), Incomplete when the run broke off.
+pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
+    let prog = load_model(&a.model).map_err(CmdError::text)?;
+    let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
+    if let Some(d) = a.max_depth {
+        scope.max_depth = d;
+    }
+    let (gen, text) = match (a.sample, a.walks) {
+        (Some(_), Some(_)) => return Err(bad("--sample and --walks exclude each other")),
+        (Some(0), _) | (_, Some(0)) => return Err(bad("no sequence to run (count 0)")),
+        (Some(count), None) => (
+            Gen::Sample {
+                count,
+                depth: scope.max_depth,
+                seed: a.seed,
+            },
+            format!("{count} sampled sequences of depth {} (seed {})", scope.max_depth, a.seed),
+        ),
+        (None, Some(count)) => (
+            Gen::Walks {
+                count,
+                length: a.length,
+                seed: a.seed,
+            },
+            format!("{count} random walks of length {} (seed {})", a.length, a.seed),
+        ),
+        (None, None) => (
+            Gen::All {
+                depth: scope.max_depth,
+            },
+            format!("every sequence of depth <= {}", scope.max_depth),
+        ),
+    };
+    if scope.max_depth == 0 || (a.walks.is_some() && a.length == 0) {
+        return Err(bad("depth 0 makes no call"));
+    }
+    let sequence = a.sequence.as_deref().map(parse_sequence).transpose()?;
+    let b = build::build(&a.kernel).map_err(bad)?;
+    if a.build_only {
+        writeln!(
+            out,
+            "harness {} for {} ({} in {:.1} s)",
+            b.binary.display(),
+            b.release,
+            if b.compiled { "built" } else { "cached" },
+            b.seconds
+        )?;
+        return Ok(Exit::Ok);
+    }
+    let opts = Options {
+        gen,
+        timeout: Duration::from_secs(10),
+        stop_after: 0,
+        corrupt: a.corrupt.clone(),
+    };
+    if let Some(calls) = sequence {
+        let (seq, m, notes) =
+            run::one_sequence(&prog, &scope, &b.binary, &calls, &opts).map_err(bad)?;
+        writeln!(
+            out,
+            "cdiff: kernel tree {} ({}) against model {}: one sequence of {} calls",
+            a.kernel.display(),
+            b.release,
+            a.model.display(),
+            seq.calls.len()
+        )?;
+        for n in notes {
+            writeln!(out, "  {n}")?;
+        }
+        return Ok(match m {
+            None => {
+                writeln!(out, "AGREES: the C's worlds are the model's after every call")?;
+                Exit::Ok
+            }
+            Some(m) => {
+                write!(out, "{}", render::mismatch(1, &m))?;
+                Exit::Found
+            }
+        });
+    }
+    let bar = super::progress::Bar::new(a.progress, "cdiff");
+    let r = run::cdiff(&prog, &scope, &b.binary, &opts, &mut |s, c, secs| {
+        bar.report(&format!("cdiff: {s} sequences, {c} calls, {secs:.0}s"))
+    });
+    bar.finish();
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => {
+            writeln!(err, "rmapcheck cdiff: {e}")?;
+            return Ok(Exit::Incomplete);
+        }
+    };
+    summary(out, &r, &text, a, &scope, &b)?;
+    if r.sequences == 0 {
+        return Err(bad("no sequence was run"));
+    }
+    for (i, m) in r.mismatches.iter().take(a.show).enumerate() {
+        write!(out, "{}", render::mismatch(i + 1, m))?;
+    }
+    let known: usize = r.known.values().sum();
+    if let Some(m) = r.known_examples.first().filter(|_| a.show > 0) {
+        write!(out, "\nKNOWN FINDING {} (first of {known}):", m.known.unwrap_or(""))?;
+        write!(out, "{}", render::mismatch(1, m))?;
+    }
+    if r.mismatches.is_empty() && (known == 0 || a.tolerate_known) {
+        let tail = if known > 0 {
+            format!(" except {known} sequence(s) of known findings (tolerated)")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "AGREES: the C's worlds are the model's after every call of every sequence{tail}"
+        )?;
+        Ok(Exit::Ok)
+    } else {
+        writeln!(
+            out,
+            "\nMISMATCHES: {} of {} sequences unexplained ({} shown), {known} of known findings",
+            r.mismatches.len(),
+            r.sequences,
+            r.mismatches.len().min(a.show)
+        )?;
+        Ok(Exit::Found)
+    }
+}
+
+/// The entry points and what each becomes, for `--list` style documentation and tests.
+pub fn entry_points() -> Vec<(EntryPoint, String)> {
+    EntryPoint::all()
+        .map(|p| {
+            let how = COMPARED
+                .iter()
+                .find(|(q, _)| *q == p)
+                .map(|(_, h)| format!("compared: {h}"))
+                .or_else(|| skip_reason(p).map(|r| format!("not compared: {r}")))
+                .unwrap_or_else(|| "not compared".into());
+            (p, how)
+        })
+        .collect()
+}
