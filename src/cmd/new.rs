@@ -45,6 +45,7 @@ pub fn new_patch(args: &NewArgs, out: &mut dyn Write) -> CmdResult {
                 out,
                 "next: fill in the header, edit the functions as the patch does, then\n  \
                  rmapcheck diff {m}\n  rmapcheck check {m}\n  rmapcheck check {m} --scope contract\n  \
+                 rmapcheck check {m} --scope walkers\n  \
                  rmapcheck prove {p}",
                 m = model.display(),
                 p = proof.display()

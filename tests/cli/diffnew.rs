@@ -257,6 +257,10 @@ fn new_writes_a_model_that_loads_checks_and_diffs_clean() {
         out.contains(&format!("rmapcheck check {model} --scope contract\n")),
         "{out}"
     );
+    assert!(
+        out.contains(&format!("rmapcheck check {model} --scope walkers\n")),
+        "{out}"
+    );
     assert!(!out.contains("--mode contract"), "{out}");
 
     // the model: header template, include of the baseline, the vma_complete() copy

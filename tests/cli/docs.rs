@@ -1,7 +1,8 @@
 //! The documents as a whole: `docs/BUILTINS.md` is what `rmapcheck list --builtins --format
 //! markdown` prints from the builtin table, every reference page is reachable from the README
-//! and every relative link resolves, and no document names the project's own work items (a
-//! reader outside the project cannot look them up; the history is in CHANGELOG.md by date).
+//! and every relative link resolves, and no document (proof and scope files included) names the
+//! project's own work items (a reader outside the project cannot look them up; the history is in
+//! CHANGELOG.md by date).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -104,10 +105,30 @@ fn work_items(text: &str) -> Vec<(usize, String)> {
     hits
 }
 
+/// The proof files and scope files: what a reviewer reads beside a certificate.
+fn proof_files() -> Vec<PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(d) else { return };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root().join("proofs"), &mut v);
+    v
+}
+
 #[test]
 fn no_document_names_a_work_item() {
     let mut bad = Vec::new();
-    for p in documents() {
+    let proofs = proof_files();
+    assert!(proofs.len() > 10, "proof files not found");
+    for p in documents().into_iter().chain(proofs) {
         let text = std::fs::read_to_string(&p).unwrap();
         for (line, l) in work_items(&text) {
             bad.push(format!(

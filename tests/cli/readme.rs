@@ -11,8 +11,8 @@
 //!   budget), so the README can show the command a reviewer types.
 //! - A comment `not run by the README check: REASON` skips it; any other command (another
 //!   program, `$EDITOR`) is an error until it says so.
-//! - The commands run one after another in a scratch copy of `models/`, `proofs/` and
-//!   `examples/`, so `rmapcheck new` and `--trace-dir out` write there, and a later command sees
+//! - The commands run one after another in a scratch copy of `models/`, `proofs/`, `examples/`
+//!   and `tests/scenarios/`, so `rmapcheck new` and `--trace-dir out` write there, and a later command sees
 //!   what an earlier one wrote. Each may take at most [`LIMIT`]; a README whose blocks hold no
 //!   command at all fails too.
 
@@ -200,7 +200,7 @@ fn every_readme_command_runs_as_the_readme_says() {
         "only {runnable} README commands to run: {cmds:?}"
     );
     let dir = scratch("readme");
-    for d in ["models", "proofs", "examples"] {
+    for d in ["models", "proofs", "examples", "tests/scenarios"] {
         copy_tree(&root.join(d), &dir.join(d));
     }
     let mut bad = Vec::new();
