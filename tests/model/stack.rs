@@ -49,3 +49,19 @@ fn stack_grow_keeps_pgoff_is_caught_and_needs_the_growth() {
     run_fails(&p, EMPTY, &GROW, 2, Invariant::RmapComplete);
     run_clean(&p, EMPTY, &GROW[..2]);
 }
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7): mprotect() changes only the
+/// protection bits, so a stack made read-only keeps VM_GROWSDOWN (the model's sys_mprotect
+/// used to rebuild the flags from VM_SHARED and VM_WRITE alone and dropped it).
+#[test]
+fn mprotect_keeps_growsdown() {
+    let calls = [
+        "sys_mmap_growsdown(mm#0, 2, 3)",
+        "sys_mprotect(mm#0, 2, 3, false)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    let v = w.mms[0].vmas.values().next().unwrap().1;
+    let flags = w.vmas[v as usize].vm_flags;
+    assert_ne!(flags & 0x100, 0, "VM_GROWSDOWN kept: {flags:#x}");
+    assert_eq!(flags & 0x2, 0, "VM_WRITE cleared: {flags:#x}");
+}
