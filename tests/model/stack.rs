@@ -65,3 +65,25 @@ fn mprotect_keeps_growsdown() {
     assert_ne!(flags & 0x100, 0, "VM_GROWSDOWN kept: {flags:#x}");
     assert_eq!(flags & 0x2, 0, "VM_WRITE cleared: {flags:#x}");
 }
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7's anon_vma_compatible()): an
+/// anonymous VMA below a stack does not share the stack's anon_vma at its first fault, since
+/// the two differ in VM_GROWSDOWN, a flag mprotect() cannot change.
+#[test]
+fn a_vma_below_a_stack_does_not_reuse_its_anon_vma() {
+    let calls = [
+        "sys_mmap_growsdown(mm#0, 1, 2)",
+        "sys_mmap(mm#0, NULL, 0, 1, 0, false)",
+        "do_anonymous_fault(mm#0, 1)",
+        "do_anonymous_fault(mm#0, 0)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    let anon: Vec<Option<u32>> = w.mms[0]
+        .vmas
+        .values()
+        .map(|&(_, v)| w.vmas[v as usize].anon_vma)
+        .collect();
+    assert_eq!(anon.len(), 2);
+    assert!(anon[0].is_some() && anon[1].is_some());
+    assert_ne!(anon[0], anon[1], "{anon:?}");
+}
