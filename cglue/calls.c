@@ -158,13 +158,14 @@ static long call_munmap(struct mm_struct *mm, unsigned long start, unsigned long
 
 /*
  * mprotect(2) over [start, end) inside one VMA: mprotect_fixup() (mm/mprotect.c) with its
- * VM_ACCOUNT rule, then vma_modify_flags() and the new flags under vma_start_write().
+ * VM_ACCOUNT rule, then vma_modify_flags(), the new flags under vma_start_write(), and the
+ * statistics moved from the old flags to the new (vm_stat_account()).
  */
 static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end,
 			  bool writable)
 {
 	struct vm_area_struct *vma, *prev;
-	vma_flags_t newflags;
+	vma_flags_t oldflags, newflags;
 	long ret = 0;
 	VMA_ITERATOR(vmi, mm, pg(start));
 
@@ -178,6 +179,7 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	if (vma->vm_start < pg(start))
 		prev = vma;
 	vma_iter_set(&vmi, pg(start));
+	oldflags = vma->flags;
 	newflags = vma->flags;
 	if (writable)
 		vma_flags_set(&newflags, VMA_WRITE_BIT);
@@ -200,6 +202,9 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	}
 	vma_start_write(vma);
 	vma_flags_reset_once(vma, &newflags);
+	/* the statistics move from the old flags' counters to the new ones' */
+	vm_stat_account(mm, vma_flags_to_legacy(oldflags), -(long)(end - start));
+	vm_stat_account(mm, vma_flags_to_legacy(newflags), end - start);
 out:
 	mmap_write_unlock(mm);
 	return ret;
