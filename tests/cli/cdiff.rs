@@ -1,7 +1,8 @@
 //! `rmapcheck cdiff` against a kernel tree's own C: the unmutated model agrees with the C on
 //! every sequence of depth <= 2 of the default scope and on random walks of length 8; a
 //! corrupted `rb_subtree_last` in the C world is reported node by node; a model mutant
-//! disagrees with the C on a named sequence while the baseline agrees on it; bad input exits 2.
+//! (stack-grow-keeps-pgoff) disagrees with the C on a named sequence while the baseline agrees
+//! on it; bad input exits 2.
 //!
 //! The tree comes from `RMAPCHECK_KERNEL_SRC`, else from the cache of scripts/fetch-kernel.sh
 //! (`$RMAPCHECK_KERNEL_CACHE` or `$HOME/.cache/rmapcheck/kernel`, file `current`). Without
@@ -114,7 +115,8 @@ fn a_corrupted_subtree_last_in_the_c_world_is_reported() {
     assert!(marked.len() >= 2, "marked on both sides: {out}");
 }
 
-const SEQUENCE: &str = "sys_mmap(mm#0, file#0, 0, 4, 0, true); sys_fork(mm#0); sys_munmap(mm#0, 2, 4)";
+const SEQUENCE: &str =
+    "sys_mmap_growsdown(mm#0, 2, 3); do_anonymous_fault(mm#0, 2); do_stack_fault(mm#0, 1)";
 
 #[test]
 fn a_model_mutant_disagrees_with_the_c_on_a_named_sequence() {
@@ -123,14 +125,27 @@ fn a_model_mutant_disagrees_with_the_c_on_a_named_sequence() {
     };
     assert_eq!(rc, 0, "the baseline agrees: {out}{err}");
     let Some((rc, out, err)) = cdiff(&[
-        "models/mutants/inplace-no-propagate.rmap",
+        "models/mutants/stack-grow-keeps-pgoff.rmap",
         "--sequence",
         SEQUENCE,
     ]) else {
         return;
     };
     assert_eq!(rc, 1, "the mutant disagrees: {out}{err}");
-    assert!(out.contains("<- differs"), "{out}");
+    // the grown stack's offsets: kept by the mutant, moved down by the kernel's expand_downwards()
+    let marked: Vec<&str> = out.lines().filter(|l| l.ends_with("<- differs")).collect();
+    assert!(
+        marked
+            .iter()
+            .any(|l| l.contains("[1, 3) pgoff 2 anon_pgoff 2")),
+        "{out}"
+    );
+    assert!(
+        marked
+            .iter()
+            .any(|l| l.contains("[1, 3) pgoff 1 anon_pgoff 1")),
+        "{out}"
+    );
 }
 
 #[test]
