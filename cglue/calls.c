@@ -48,6 +48,21 @@ int glue_mmap_file(struct file *file, struct vm_area_struct *vma)
 	return file->f_op->mmap(file, vma);
 }
 
+/*
+ * A new mm: its maple tree is locked by the mmap_lock, as mm_init() sets it up
+ * (MT_FLAGS_LOCK_EXTERN; without it the tree would take its own spinlock, which mm/vma.c
+ * never releases). The tree is not in RCU mode: nothing reads it concurrently here.
+ */
+static struct mm_struct *glue_new_mm(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		glue_bug(__FILE__, __LINE__, "out of memory");
+	mt_init_flags(&mm->mm_mt, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
+	return mm;
+}
+
 static unsigned long pg(unsigned long page)
 {
 	return page << PAGE_SHIFT;
@@ -70,14 +85,27 @@ static void glue_reset(const char *files)
 	}
 	glue_nmms = 0;
 	while (glue_nobjs > 0) {
-		glue_nobjs--;
-		kmem_cache_free(glue_objs[glue_nobjs].cache, glue_objs[glue_nobjs].ptr);
+		struct glue_obj *o = &glue_objs[--glue_nobjs];
+
+		/*
+		 * The anon_vma cache has a constructor and hands freed objects out again
+		 * without running it (as SLAB_TYPESAFE_BY_RCU does): a freed anon_vma must be
+		 * left as the constructor made it, which the kernel's put_anon_vma() path
+		 * guarantees and this reset must too.
+		 */
+		if (o->cache == anon_vma_cachep) {
+			struct anon_vma *av = o->ptr;
+
+			av->rb_root = RB_ROOT_CACHED;
+			atomic_set(&av->refcount, 0);
+		}
+		kmem_cache_free(o->cache, o->ptr);
 	}
 	glue_nlocks = 0;
 	glue_nwlocked = 0;
 	glue_nwarns = 0;
 	glue_nviolations = 0;
-	glue_mms[glue_nmms++] = calloc(1, sizeof(struct mm_struct));
+	glue_mms[glue_nmms++] = glue_new_mm();
 	glue_nfiles = 0;
 	for (i = 0; files[i] && i < GLUE_MAX_FILES; i++) {
 		struct glue_file *f = &glue_files[glue_nfiles++];
@@ -130,13 +158,14 @@ static long call_munmap(struct mm_struct *mm, unsigned long start, unsigned long
 
 /*
  * mprotect(2) over [start, end) inside one VMA: mprotect_fixup() (mm/mprotect.c) with its
- * VM_ACCOUNT rule, then vma_modify_flags() and the new flags under vma_start_write().
+ * VM_ACCOUNT rule, then vma_modify_flags(), the new flags under vma_start_write(), and the
+ * statistics moved from the old flags to the new (vm_stat_account()).
  */
 static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end,
 			  bool writable)
 {
 	struct vm_area_struct *vma, *prev;
-	vma_flags_t newflags;
+	vma_flags_t oldflags, newflags;
 	long ret = 0;
 	VMA_ITERATOR(vmi, mm, pg(start));
 
@@ -150,6 +179,7 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	if (vma->vm_start < pg(start))
 		prev = vma;
 	vma_iter_set(&vmi, pg(start));
+	oldflags = vma->flags;
 	newflags = vma->flags;
 	if (writable)
 		vma_flags_set(&newflags, VMA_WRITE_BIT);
@@ -172,15 +202,22 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	}
 	vma_start_write(vma);
 	vma_flags_reset_once(vma, &newflags);
+	/* the statistics move from the old flags' counters to the new ones' */
+	vm_stat_account(mm, vma_flags_to_legacy(oldflags), -(long)(end - start));
+	vm_stat_account(mm, vma_flags_to_legacy(newflags), end - start);
 out:
 	mmap_write_unlock(mm);
 	return ret;
 }
 
-/* mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(). */
+/*
+ * mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(), and the
+ * mm's statistics grow by the delta (vrm_stat_account()).
+ */
 static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigned long new_end)
 {
 	struct vm_area_struct *vma;
+	unsigned long delta;
 	long ret = 0;
 	VMA_ITERATOR(vmi, mm, pg(addr));
 
@@ -191,8 +228,12 @@ static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigne
 		goto out;
 	}
 	vma_iter_set(&vmi, vma->vm_end);
-	if (!vma_merge_extend(&vmi, vma, pg(new_end) - vma->vm_end))
+	delta = pg(new_end) - vma->vm_end;
+	vma = vma_merge_extend(&vmi, vma, delta);
+	if (!vma)
 		ret = -ENOMEM;
+	else
+		vm_stat_account(mm, vma->vm_flags, delta >> PAGE_SHIFT);	/* vrm_stat_account() */
 out:
 	mmap_write_unlock(mm);
 	return ret;
@@ -257,6 +298,8 @@ static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* move_vma(): the statistics count the new range before the source is unmapped */
+	vm_stat_account(mm, vma->vm_flags, new_len);
 	/* unmap_source_vma() */
 	accountable = vma_test(vma, VMA_ACCOUNT_BIT);
 	vm_start = vma->vm_start;
@@ -373,8 +416,13 @@ static long call_fork(struct mm_struct *oldmm)
 
 	if (glue_nmms == GLUE_MAX_MMS)
 		return -ENOMEM;
-	mm = calloc(1, sizeof(*mm));
+	mm = glue_new_mm();
 	glue_mms[glue_nmms] = mm;
+	/* dup_mmap() starts the child from the parent's statistics */
+	mm->total_vm = oldmm->total_vm;
+	mm->data_vm = oldmm->data_vm;
+	mm->exec_vm = oldmm->exec_vm;
+	mm->stack_vm = oldmm->stack_vm;
 	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	for_each_vma(vmi, mpnt) {

@@ -183,3 +183,14 @@ fn an_unfaulted_private_file_vma_merges_where_it_moves() {
     let w = run_clean(&load(BASELINE), EMPTY, &faulted);
     assert_eq!(layout(&w, 0), vec![(0, 1, 0), (1, 2, 1)]);
 }
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7's copy_vma()): an unfaulted private
+/// file VMA takes the anonymous offset of its new address when it moves (its file offset
+/// stays), so its later anon_vma tree key and its merges follow the new place.
+#[test]
+fn an_unfaulted_file_vma_takes_its_new_address_as_anonymous_offset() {
+    let w = run_clean(&load(BASELINE), EMPTY, &FILE_MOVE);
+    assert_eq!(layout(&w, 0), vec![(2, 3, 0)]);
+    let v = w.mms[0].vmas.values().next().unwrap().1;
+    assert_eq!(w.vmas[v as usize].vm_anon_pgoff, 2);
+}
