@@ -15,6 +15,7 @@
 mod audit;
 pub mod check;
 pub mod compare;
+mod consequence;
 pub mod diff;
 pub mod drift;
 mod drift_stand_ins;
