@@ -254,11 +254,12 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         let names: Vec<&str> = passes.iter().map(|p| p.name.as_str()).collect();
         let left = crate::explore::plan::left_out_by_all(&passes);
         let line = format!(
-            "check: every path, {} passes ({}); left out by all of them: {}",
+            "check: every path, {} passes ({}); left out by all of them (bounds aside, each \
+             in its pass's scope line): {}",
             passes.len(),
             names.join(", "),
             if left.is_empty() {
-                "nothing (each pass's bounds are in its scope line)".to_string()
+                "nothing".to_string()
             } else {
                 left.join("; ")
             }
