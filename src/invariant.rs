@@ -3,7 +3,8 @@
 //! one-line description and the phase it is checked in; the enum, [`Invariant::ALL`], the name
 //! lookups and the serde form (the name as a string) are all generated from it, so a violation
 //! can only name an invariant the checker knows and an [`InvariantSet`] can never meet one it
-//! does not.
+//! does not. Each invariant also carries its [`Consequence`] on a production kernel, the rank a
+//! verdict orders its findings by.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -51,8 +52,65 @@ impl Phase {
     }
 }
 
+/// What breaking an invariant does to a production kernel (no CONFIG_DEBUG_VM*, no lockdep),
+/// most severe first: the order counterexamples are ranked in (`explore::consequence`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Consequence {
+    /// The rmap loses a mapped page: an rmap walk (try_to_unmap, migration, reclaim,
+    /// folio_referenced) misses a pte, or a pte sits where no walk computes it.
+    MissedWalk,
+    /// A freed (or detached) object is still reachable from an rmap tree or handed out by a
+    /// walk: a use-after-free.
+    UseAfterFree,
+    /// The tree code or its locking breaks: a crash, an endless loop or a hang in the interval
+    /// tree, the VMA list or the locks around them.
+    BrokenTree,
+    /// Seen only by a debug check (CONFIG_DEBUG_VM_RB, VM_WARN_ON/VM_BUG_ON under
+    /// CONFIG_DEBUG_VM): a production kernel runs on.
+    DebugOnly,
+    /// Not a fact about the kernel: a difference from the baseline, or the tool's own set-up.
+    NoKernelEffect,
+}
+
+impl Consequence {
+    /// Every class, most severe first.
+    pub const ALL: &'static [Consequence] = &[
+        Consequence::MissedWalk,
+        Consequence::UseAfterFree,
+        Consequence::BrokenTree,
+        Consequence::DebugOnly,
+        Consequence::NoKernelEffect,
+    ];
+
+    /// The class's short name, as verdicts print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Consequence::MissedWalk => "missed rmap walk",
+            Consequence::UseAfterFree => "use-after-free",
+            Consequence::BrokenTree => "broken tree",
+            Consequence::DebugOnly => "debug-only",
+            Consequence::NoKernelEffect => "no kernel effect",
+        }
+    }
+
+    /// The invariants of this class, in table order.
+    pub fn invariants(self) -> InvariantSet {
+        Invariant::ALL
+            .iter()
+            .copied()
+            .filter(|i| i.consequence() == self)
+            .collect()
+    }
+}
+
+impl fmt::Display for Consequence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 macro_rules! invariants {
-    ($($variant:ident = $name:literal, $phase:ident, $what:literal;)*) => {
+    ($($variant:ident = $name:literal, $phase:ident, $cls:ident, $what:literal;)*) => {
         /// One invariant the checker knows (see the table in `src/invariant.rs`).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Invariant {
@@ -90,6 +148,13 @@ macro_rules! invariants {
                 }
             }
 
+            /// What breaking it does to a production kernel, for ranking counterexamples.
+            pub const fn consequence(self) -> Consequence {
+                match self {
+                    $(Invariant::$variant => Consequence::$cls,)*
+                }
+            }
+
             /// The invariant of a name, if there is one.
             pub fn from_name(name: &str) -> Option<Invariant> {
                 match name {
@@ -102,45 +167,45 @@ macro_rules! invariants {
 }
 
 invariants! {
-    RbShape = "rb-shape", PerStep,
+    RbShape = "rb-shape", PerStep, BrokenTree,
         "red-black colours, black height and parent links are consistent";
-    TreeOrder = "tree-order", PerStep,
+    TreeOrder = "tree-order", PerStep, BrokenTree,
         "in-order starts are non-decreasing on the objects' current keys";
-    Augment = "augment", PerStep,
+    Augment = "augment", PerStep, BrokenTree,
         "every node's subtree_last is the max LAST of its subtree";
-    Membership = "membership", Boundary,
+    Membership = "membership", Boundary, UseAfterFree,
         "each VMA/AVC is in exactly the rmap trees it belongs to";
-    StaleDescent = "stale-descent", AtStep,
+    StaleDescent = "stale-descent", AtStep, BrokenTree,
         "no insert or query descends past a node whose key is out of place";
-    TreePrecondition = "tree-precondition", AtStep,
+    TreePrecondition = "tree-precondition", AtStep, BrokenTree,
         "no erase of a non-member, insert of a member, bad insert_after";
-    CachedKeys = "cached-keys", Boundary,
+    CachedKeys = "cached-keys", Boundary, DebugOnly,
         "DEBUG_VM_RB: each AVC's cached start/last equal its VMA's";
-    LockDiscipline = "lock-discipline", AtStep,
+    LockDiscipline = "lock-discipline", AtStep, BrokenTree,
         "trees change only under their write locks; all locks dropped";
-    WalkerComplete = "walker-complete", Boundary,
+    WalkerComplete = "walker-complete", Boundary, MissedWalk,
         "an rmap walk finds every VMA mapping its pgoff (also concurrently)";
-    RmapComplete = "rmap-complete", Boundary,
+    RmapComplete = "rmap-complete", Boundary, MissedWalk,
         "the rmap walk from each mapped folio finds every pte mapping it";
-    RmapExact = "rmap-exact", Boundary,
+    RmapExact = "rmap-exact", Boundary, UseAfterFree,
         "a walk from a folio returns each VMA once, live, able to map it";
-    MappingPreserved = "mapping-preserved", Boundary,
+    MappingPreserved = "mapping-preserved", Boundary, MissedWalk,
         "ptes change only as the call may; each pte's VMA maps its folio";
-    VmaLockStable = "vma-lock-stable", Interleaving,
+    VmaLockStable = "vma-lock-stable", Interleaving, MissedWalk,
         "a per-VMA read-lock holder sees its VMA's bounds unchanged";
-    Deadlock = "deadlock", Interleaving,
+    Deadlock = "deadlock", Interleaving, BrokenTree,
         "some thread can always move (not every live thread waits)";
-    LockOrder = "lock-order", Interleaving,
+    LockOrder = "lock-order", Interleaving, BrokenTree,
         "observed lock order is acyclic and follows mm/rmap.c's order";
-    VmaLayout = "vma-layout", Boundary,
+    VmaLayout = "vma-layout", Boundary, BrokenTree,
         "each mm's VMAs are sorted, non-overlapping, non-empty, counted";
-    ModelAssert = "model-assert", AtStep,
+    ModelAssert = "model-assert", AtStep, DebugOnly,
         "a VM_WARN_ON / VM_BUG_ON in the model fired";
-    ModelFault = "model-fault", AtStep,
+    ModelFault = "model-fault", AtStep, BrokenTree,
         "the model did something meaningless (NULL dereference, freed use)";
-    Equivalent = "equivalent", Compare,
+    Equivalent = "equivalent", Compare, NoKernelEffect,
         "a patch gives the same walker answers and layout as the baseline";
-    FuzzSetup = "fuzz-setup", Harness,
+    FuzzSetup = "fuzz-setup", Harness, NoKernelEffect,
         "a fuzz case's initial world builds (a decoder bug otherwise)";
 }
 
@@ -338,6 +403,28 @@ mod tests {
             assert_eq!(json, format!("\"{}\"", i.name()));
             assert_eq!(serde_json::from_str::<Invariant>(&json).unwrap(), i);
         }
+    }
+
+    #[test]
+    fn every_invariant_is_ranked_and_the_ranking_is_the_issue_order() {
+        use Consequence as C;
+        // the order a verdict ranks findings in
+        assert!(C::MissedWalk < C::UseAfterFree);
+        assert!(C::UseAfterFree < C::BrokenTree);
+        assert!(C::BrokenTree < C::DebugOnly);
+        for &c in C::ALL {
+            assert!(!c.invariants().is_empty() || c == C::NoKernelEffect, "{c}");
+        }
+        let all: usize = C::ALL.iter().map(|c| c.invariants().iter().count()).sum();
+        assert_eq!(
+            all,
+            Invariant::ALL.len(),
+            "each invariant in exactly one class"
+        );
+        assert_eq!(Invariant::RmapComplete.consequence(), C::MissedWalk);
+        assert_eq!(Invariant::WalkerComplete.consequence(), C::MissedWalk);
+        assert_eq!(Invariant::CachedKeys.consequence(), C::DebugOnly);
+        assert_eq!(Invariant::RbShape.consequence(), C::BrokenTree);
     }
 
     #[test]

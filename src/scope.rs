@@ -94,6 +94,13 @@ pub struct Scope {
     /// Walker kinds offered (`file`, `anon`, `flush`, `madv`, and `fault`, `uprobe` only when
     /// named); the first four when empty.
     pub walker_kinds: Vec<String>,
+    /// After a counterexample without walkers, the consequence search (`explore::consequence`)
+    /// looks for worse consequences of the same bug in call sequences up to this long (at
+    /// least the scope's own depth; a scope with walkers searches its own depth, the walker
+    /// window).
+    pub consequence_depth: u32,
+    /// Time bound of each class's consequence search, in seconds (0: no consequence search).
+    pub consequence_seconds: f64,
     /// Symmetry reduction: worlds that differ only in the numbering of their mms are one state
     /// (`src/world/symmetry.rs`). Off by default; the verdicts are the same either way.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -142,6 +149,8 @@ impl Default for Scope {
             walkers: 0,
             walker_depth: 2,
             walker_kinds: Vec::new(),
+            consequence_depth: 5,
+            consequence_seconds: 30.0,
             symmetry: false,
             file_symmetry: false,
             commute: false,
@@ -278,6 +287,19 @@ impl Scope {
             return Err(format!("walkers = {}: at most 8", self.walkers));
         }
         check_kinds(&self.walker_kinds)?;
+        if self.consequence_depth > 64 {
+            return Err(format!(
+                "consequence_depth = {}: at most 64",
+                self.consequence_depth
+            ));
+        }
+        if !(self.consequence_seconds >= 0.0 && self.consequence_seconds.is_finite()) {
+            return Err(format!(
+                "consequence_seconds = {}: must be 0 (no consequence search) or a positive \
+                 number of seconds",
+                self.consequence_seconds
+            ));
+        }
         for e in &self.entries {
             if crate::entry::EntryPoint::from_name(e).is_none() {
                 let known: Vec<&str> = crate::entry::EntryPoint::all().map(|p| p.name()).collect();
@@ -382,10 +404,11 @@ impl Scope {
             self.max_mms,
             on(self.shared),
             on(self.offsets),
-            match (self.entries.is_empty(), self.extended) {
-                (true, true) => "all (core and extended)".to_string(),
-                (true, false) => "all".to_string(),
-                (false, _) => list_or(&self.entries, "all"),
+            match (self.entries.is_empty(), self.extended, self.mode) {
+                (true, true, Mode::Contract) => "all".to_string(),
+                (true, true, Mode::Callers) => "core and extended".to_string(),
+                (true, false, _) => "core".to_string(),
+                (false, _, _) => list_or(&self.entries, "all"),
             },
             list_or(&self.invariants, "all"),
             // named only when on, so that the default line stays as it was
@@ -396,7 +419,76 @@ impl Scope {
                 ""
             },
             if self.commute { ", commute on" } else { "" },
-        )
+        ) + &match self.left_out().as_slice() {
+            [] => "; left out: nothing".to_string(),
+            l => format!("; left out: {}", l.join("; ")),
+        }
+    }
+
+    /// The paths this scope does not offer that `rmapcheck check` with no flags covers: entry
+    /// points, the contract mode, walker kinds, calls no walker runs against, kinds of mapping,
+    /// invariants. The bounds (depth, pages, VMAs, mms, time) are not listed: the line names
+    /// them.
+    pub fn left_out(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.mode == Mode::Callers {
+            out.push("contract entry points (mode callers)".to_string());
+        }
+        if self.entries.is_empty() && !self.extended {
+            let ext: Vec<&str> = crate::entry::EntryPoint::all()
+                .filter(|p| p.entry().tier == crate::entry::Tier::Extended)
+                .filter(|p| self.mode == Mode::Contract || p.entry().mode == Mode::Callers)
+                .map(|p| p.name())
+                .collect();
+            if !ext.is_empty() {
+                out.push(format!("extended entry points {}", ext.join(", ")));
+            }
+        } else if !self.entries.is_empty() {
+            out.push("every entry point not in entries".to_string());
+        }
+        if self.walkers == 0 {
+            out.push("concurrent walkers (walkers 0)".to_string());
+        } else {
+            let offered: Vec<&str> = if self.walker_kinds.is_empty() {
+                WALKER_KINDS.to_vec()
+            } else {
+                self.walker_kinds.iter().map(String::as_str).collect()
+            };
+            let missing: Vec<&str> = WALKER_KINDS
+                .iter()
+                .chain(&EXTENDED_WALKER_KINDS)
+                .copied()
+                .filter(|k| !offered.contains(k))
+                .collect();
+            if !missing.is_empty() {
+                out.push(format!("walker kinds {}", missing.join(", ")));
+            }
+            if self.walker_depth < self.max_depth {
+                out.push(format!(
+                    "walkers against calls from depth {}..{}",
+                    self.walker_depth,
+                    self.max_depth - 1
+                ));
+            }
+        }
+        if !self.shared {
+            out.push("shared mappings (shared off)".to_string());
+        }
+        if !self.offsets {
+            out.push("non-linear file mappings (offsets off)".to_string());
+        }
+        if !self.dev_zero {
+            out.push("/dev/zero".to_string());
+        }
+        if !self.invariants.is_empty() {
+            let off: Vec<&str> = crate::invariant::Invariant::ALL
+                .iter()
+                .filter(|i| !self.invariants.contains(i))
+                .map(|i| i.name())
+                .collect();
+            out.push(format!("invariants {}", off.join(", ")));
+        }
+        out
     }
 
     /// Whether two scopes explore the same state space (bounds and names aside).
@@ -407,6 +499,8 @@ impl Scope {
             max_states: 0,
             max_seconds: 0.0,
             max_memory_mb: 0,
+            consequence_depth: 0,
+            consequence_seconds: 0.0,
             ..s.clone()
         };
         strip(self) == strip(o)

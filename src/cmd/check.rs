@@ -9,6 +9,7 @@
 //! searched on timely workers (`explore::distributed`): the same verdicts and traces; a cluster
 //! that cannot be set up is an error of that model (exit 2).
 
+use super::consequence;
 use super::formats::{self, Case, Status};
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
 use super::{discover_models, load_model};
@@ -129,6 +130,33 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
     Ok(s)
 }
 
+/// The scopes `check` runs: the passes of [`crate::explore::plan::every_path`] when no flag
+/// narrows the run (no `--scope`, `--mode`, `--simulate`, distributed search or reduction),
+/// each with `--max-depth`, the engine and `--audit` applied; else the one scope of
+/// [`effective_scope`].
+pub(crate) fn effective_scopes(a: &CheckArgs) -> Result<Vec<Scope>, String> {
+    let narrowed = a.scope.is_some()
+        || a.mode.is_some()
+        || a.simulate.is_some()
+        || a.cluster.is_some()
+        || a.symmetry
+        || a.file_symmetry
+        || a.commute;
+    if narrowed {
+        return Ok(vec![effective_scope(a)?]);
+    }
+    let mut passes = crate::explore::plan::every_path();
+    for s in &mut passes {
+        if let Some(d) = a.max_depth {
+            s.max_depth = d;
+            s.walker_depth = s.walker_depth.min(d);
+        }
+        s.engine = a.engine;
+        s.validate()?;
+    }
+    Ok(passes)
+}
+
 /// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two
 /// models share a stem, the path's components joined with `-`.
 pub(crate) fn trace_stems(models: &[PathBuf]) -> Vec<String> {
@@ -182,7 +210,7 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
-    let scope = match effective_scope(a) {
+    let passes = match effective_scopes(a) {
         Ok(s) => s,
         Err(e) => {
             return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
@@ -209,23 +237,56 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             }
         }
     };
+    let plan = passes.len() > 1;
     let mut run = Run {
         a,
-        scope: &scope,
+        scope: passes[0].clone(),
+        plan,
+        failed: Vec::new(),
+        summaries: passes.iter().map(Scope::summary).collect(),
         out,
         err,
         cases: Vec::new(),
         json: Vec::new(),
         status: Exit::Ok,
     };
-    run.header()?;
+    if plan {
+        let names: Vec<&str> = passes.iter().map(|p| p.name.as_str()).collect();
+        let left = crate::explore::plan::left_out_by_all(&passes);
+        let line = format!(
+            "check: every path, {} passes ({}); left out by all of them (bounds aside, each \
+             in its pass's scope line): {}",
+            passes.len(),
+            names.join(", "),
+            if left.is_empty() {
+                "nothing".to_string()
+            } else {
+                left.join("; ")
+            }
+        );
+        run.say(&line)?;
+    }
     let stems = trace_stems(&models);
-    for (i, m) in models.iter().enumerate() {
-        if budget::stop_requested() {
-            run.not_run(m)?;
-            continue;
+    for scope in passes {
+        run.scope = scope;
+        run.header()?;
+        for (i, m) in models.iter().enumerate() {
+            if budget::stop_requested() {
+                run.not_run(m)?;
+                continue;
+            }
+            if let Some((_, pass)) = run.failed.iter().find(|(f, _)| f == m) {
+                let line = format!(
+                    "{} [{}]: not run: a counterexample in pass {pass} (its consequence search \
+                     is above)",
+                    m.display(),
+                    run.scope.name
+                );
+                run.say(&line)?;
+                continue;
+            }
+            run.model(m, &stems[i])?;
         }
-        run.model(m, &stems[i])?;
     }
     run.finish()
 }
@@ -233,7 +294,14 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
 /// The state of one `check` run: where output goes and what has been found.
 struct Run<'a> {
     a: &'a CheckArgs,
-    scope: &'a Scope,
+    /// The scope of the pass running.
+    scope: Scope,
+    /// Whether the run has several passes (no flag narrowed it): verdict lines name the pass.
+    plan: bool,
+    /// Models with a counterexample, and the pass that found it: later passes skip them.
+    failed: Vec<(PathBuf, String)>,
+    /// Every pass's scope line, for the machine documents.
+    summaries: Vec<String>,
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     /// For ktap, junit and markdown.
@@ -298,6 +366,7 @@ impl Run<'_> {
     ) {
         self.json.push(serde_json::json!({
             "model": m.display().to_string(),
+            "pass": self.scope.name,
             "verdict": verdict,
             "reason": reason,
             "states": st.states,
@@ -334,7 +403,7 @@ impl Run<'_> {
             }
         }
         let bar = super::progress::Bar::new(self.a.progress, &name);
-        let budget = Budget::of_scope(self.scope);
+        let budget = Budget::of_scope(&self.scope);
         // the peak resident set of this model's search, not of the models before it
         budget::reset_peak_resident();
         let mut report = |states: usize, depth: u32, frontier: usize, secs: f64| {
@@ -347,18 +416,23 @@ impl Run<'_> {
             (None, None) => {
                 let start = self.a.audit.then(super::audit::begin);
                 let (mut outcome, stats) =
-                    search_within(&prog, &name, self.scope, &budget, &mut report);
+                    search_within(&prog, &name, &self.scope, &budget, &mut report);
                 if let Some(start) = start {
                     let audit = super::audit::finding(&name, start, &mut outcome);
                     self.say(&audit)?;
                 }
-                let line = verdict_line(m, &outcome, &stats);
+                let line = verdict_line(&self.label(m), &outcome, &stats);
                 (outcome, stats, line)
             }
             (None, Some(c)) => {
                 let say = |line: &str| bar.report(&format!("{name}: {line}"));
                 match crate::explore::distributed::search(
-                    &prog, &name, self.scope, &budget, c, &say,
+                    &prog,
+                    &name,
+                    &self.scope,
+                    &budget,
+                    c,
+                    &say,
                 ) {
                     Ok((outcome, stats)) => {
                         let line = verdict_line(m, &outcome, &stats);
@@ -383,7 +457,7 @@ impl Run<'_> {
                         calls as f64 / secs.max(1e-9)
                     ))
                 };
-                let r = simulate(&prog, &name, self.scope, sim, &budget, Some(&report));
+                let r = simulate(&prog, &name, &self.scope, sim, &budget, Some(&report));
                 let line = sim_verdict_line(m, sim, &r);
                 (r.outcome, r.stats, line)
             }
@@ -398,7 +472,7 @@ impl Run<'_> {
             _ => false,
         };
         if stats.transitions == 0 && made_no_call {
-            let e = no_call(m, self.scope);
+            let e = no_call(m, &self.scope);
             writeln!(self.err, "rmapcheck check: {e}")?;
             self.push_case(m, Status::Error, e.clone(), String::new(), 0.0);
             self.push_json(m, "error", &stats, None, Some(&e));
@@ -417,10 +491,18 @@ impl Run<'_> {
                 self.worsen(Exit::Incomplete);
             }
             Outcome::Counterexample(t) => {
+                self.failed.push((m.to_path_buf(), self.scope.name.clone()));
+                let rep = self.consequence(&prog, &name, &outcome, &budget)?;
                 let rendered = text::render(t, &prog);
                 match self.a.format {
                     TraceFormat::Text => {
                         writeln!(self.out, "\n{rendered}")?;
+                        write!(self.out, "{}", consequence::production_note(&outcome))?;
+                        if let Some(w) =
+                            rep.as_ref().and_then(|r| consequence::worst_text(r, &prog))
+                        {
+                            writeln!(self.out, "\n{w}")?;
+                        }
                     }
                     TraceFormat::Dot => {
                         write!(self.out, "{}", t.dot)?;
@@ -430,18 +512,26 @@ impl Run<'_> {
                 self.push_case(m, Status::Fail, line, rendered, stats.seconds);
                 let tj = t.to_json_value();
                 self.push_json(m, "counterexample", &stats, Some(tj), None);
+                self.add_json_fields(consequence::json_fields(&outcome, rep.as_ref(), &prog));
                 if let Some(dir) = &self.a.trace_dir {
                     self.save_trace(t, &dir.join(format!("{stem}.trace.json")))?;
                 }
                 if let Some(dir) = self.a.repro_dir.clone() {
                     self.save_repro(t, stem, &dir)?;
                 }
+                self.save_worst(rep.as_ref(), stem)?;
                 self.worsen(Exit::Found);
             }
             Outcome::Interleaving(t) => {
+                self.failed.push((m.to_path_buf(), self.scope.name.clone()));
+                let rep = self.consequence(&prog, &name, &outcome, &budget)?;
                 let rendered = crate::trace::interleaved::render(t, &prog);
                 if self.a.format == TraceFormat::Text {
                     writeln!(self.out, "\n{rendered}")?;
+                    write!(self.out, "{}", consequence::production_note(&outcome))?;
+                    if let Some(w) = rep.as_ref().and_then(|r| consequence::worst_text(r, &prog)) {
+                        writeln!(self.out, "\n{w}")?;
+                    }
                 }
                 if self.a.repro_dir.is_some() {
                     self.say(
@@ -452,8 +542,65 @@ impl Run<'_> {
                 self.push_case(m, Status::Fail, line, rendered.clone(), stats.seconds);
                 let ij = serde_json::json!({ "interleaving": rendered });
                 self.push_json(m, "counterexample", &stats, Some(ij), None);
+                self.add_json_fields(consequence::json_fields(&outcome, rep.as_ref(), &prog));
+                self.save_worst(rep.as_ref(), stem)?;
                 self.worsen(Exit::Found);
             }
+        }
+        Ok(())
+    }
+
+    /// The model's name in a verdict line: with the pass's name when the run has several.
+    fn label(&self, m: &Path) -> PathBuf {
+        if self.plan {
+            PathBuf::from(format!("{} [{}]", m.display(), self.scope.name))
+        } else {
+            m.to_path_buf()
+        }
+    }
+
+    /// The consequence search of a counterexample (not for a simulation or a distributed
+    /// search, whose bounds are their own), and its line.
+    fn consequence(
+        &mut self,
+        prog: &crate::lang::Program,
+        name: &str,
+        outcome: &Outcome,
+        budget: &Budget,
+    ) -> std::io::Result<Option<crate::explore::consequence::Report>> {
+        if self.a.simulate.is_some() || self.a.cluster.is_some() {
+            return Ok(None);
+        }
+        let rep = crate::explore::consequence::search(prog, name, &self.scope, outcome, budget);
+        if let Some(r) = &rep {
+            let line = format!("{}: {}", self.label(Path::new(name)).display(), r.line());
+            self.say(&line)?;
+        }
+        Ok(rep)
+    }
+
+    /// Add `fields` to the last JSON result.
+    fn add_json_fields(&mut self, fields: serde_json::Map<String, serde_json::Value>) {
+        if let Some(serde_json::Value::Object(o)) = self.json.last_mut() {
+            o.extend(fields);
+        }
+    }
+
+    /// Save the worst consequence's trace (`STEM.worst.trace.json`) and reproducer
+    /// (`STEM.worst.repro.c`) beside the first one's, when it is a call sequence.
+    fn save_worst(
+        &mut self,
+        rep: Option<&crate::explore::consequence::Report>,
+        stem: &str,
+    ) -> std::io::Result<()> {
+        let Some((_, _, Outcome::Counterexample(t))) = rep.and_then(|r| r.worst()) else {
+            return Ok(());
+        };
+        if let Some(dir) = &self.a.trace_dir {
+            self.save_trace(t, &dir.join(format!("{stem}.worst.trace.json")))?;
+        }
+        if let Some(dir) = self.a.repro_dir.clone() {
+            self.save_repro(t, &format!("{stem}.worst"), &dir)?;
         }
         Ok(())
     }
@@ -499,7 +646,7 @@ impl Run<'_> {
 
     /// Print the machine document, if any; the exit status.
     fn finish(self) -> CmdResult {
-        let header = self.scope.summary();
+        let header = self.summaries.join("; ");
         let doc = match self.a.format {
             TraceFormat::Text | TraceFormat::Dot => None,
             TraceFormat::Json => Some(
@@ -508,6 +655,7 @@ impl Run<'_> {
                     "format_version": crate::trace::TRACE_FORMAT,
                     "scope_summary": header,
                     "scope": self.scope,
+                    "passes": self.summaries,
                     "status": self.status.code(),
                     "results": self.json,
                 }))

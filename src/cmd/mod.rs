@@ -16,6 +16,7 @@ mod audit;
 pub mod cdiff;
 pub mod check;
 pub mod compare;
+mod consequence;
 pub mod diff;
 pub mod drift;
 mod drift_stand_ins;

@@ -11,27 +11,8 @@ use crate::check::Invariant;
 use crate::explore::op::{apply, CheckOpts};
 use crate::lang::Program;
 use crate::textbuf::PushFmt;
+use crate::trace::production;
 use crate::trace::Trace;
-
-/// What the failing invariant means in kernel terms.
-fn in_kernel_terms(invariant: Option<Invariant>) -> &'static str {
-    use Invariant as I;
-    match invariant {
-        Some(I::TreePrecondition) => {
-            "an interval-tree operation on a VMA in the wrong state: vma_interval_tree_remove() of a vm_area_struct that is not in mapping->i_mmap (or an insert_after() next to one that is not), or the anon_vma equivalent. rb_erase() of an unlinked node rewrites the pointers of nodes it is not linked to and corrupts the augmented rbtree; the freed VMA can stay reachable from the tree (use-after-free in later rmap walks)."
-        }
-        Some(I::Membership) => {
-            "a VMA is missing from, or left in, the rmap tree of its file (i_mmap) or anon_vma: rmap walks (try_to_unmap, folio_referenced, page_mkclean) miss a mapping or visit a freed vm_area_struct."
-        }
-        Some(I::CachedKeys | I::Augment | I::TreeOrder | I::RbShape | I::StaleDescent) => {
-            "the interval tree's order or its cached subtree-last values go stale: the VMA's vm_start/vm_pgoff/vm_end changed while it was in the tree, so lookups by page offset (vma_interval_tree_foreach) skip VMAs that map the page."
-        }
-        Some(I::LockDiscipline | I::LockOrder | I::Deadlock) => {
-            "an rmap tree is changed without the lock that guards it (i_mmap_rwsem, the anon_vma root rwsem) or locks are taken out of the order of mm/rmap.c."
-        }
-        _ => "an invariant of the rmap trees does not hold after the call (see the model's message).",
-    }
-}
 
 /// Why a trace has no reproducer, or None.
 fn refusal(t: &Trace) -> Option<String> {
@@ -156,11 +137,17 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
         t.model,
         t.scope.summary()
     ));
+    let first = f.and_then(|f| f.violations.first());
     c.push_line(format_args!(
-        " *\n * On a kernel WITH the patch under review the last call is expected to break"
+        " *\n * On a kernel WITH the patch under review the last call breaks `{inv}`"
     ));
-    c.push_line(format_args!(" * the rmap trees:"));
-    wrap(c, in_kernel_terms(t.invariant()));
+    c.push_line(format_args!(
+        " * ({}). What a production kernel does then:",
+        first.map_or("", |v| production::consequence_of(v).name())
+    ));
+    if let Some(v) = first {
+        wrap(c, &production::production(v));
+    }
     if let Some(f) = f {
         if let Some(s) = f.step.and_then(|s| t.steps.get(s)) {
             c.push_line(format_args!(
@@ -177,16 +164,13 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
         }
     }
     c.push_line(format_args!(
-        " * Nothing visible in user space need go wrong: build that kernel with"
+        " * Nothing visible in user space need go wrong. Which kernel shows it:"
     ));
+    if let Some(v) = first {
+        wrap(c, &production::which_config(v));
+    }
     c.push_line(format_args!(
-        " * CONFIG_DEBUG_VM=y and CONFIG_DEBUG_VM_RB=y (the interval trees are verified on"
-    ));
-    c.push_line(format_args!(
-        " * every insert and remove) and CONFIG_KASAN=y (use-after-free of the vm_area_struct)"
-    ));
-    c.push_line(format_args!(
-        " * and look for their reports in dmesg after running this program."
+        " * Look for its report in dmesg after running this program."
     ));
     c.push_line(format_args!(
         " *\n * On a kernel WITHOUT the patch every call succeeds and the final layout is the"

@@ -7,6 +7,7 @@
 pub mod calls;
 pub mod dot;
 pub mod interleaved;
+pub mod production;
 pub mod text;
 
 use crate::check::{Invariant, Violation};

@@ -53,7 +53,15 @@ impl Drop for Tmp {
 /// A trace of MUTANT written by `check --trace-dir`, as JSON.
 fn mutant_trace(t: &Tmp) -> serde_json::Value {
     let dir = t.path("traces");
-    let (code, _, err) = rc(&["check", MUTANT, "--quiet", "--trace-dir", &dir]);
+    let (code, _, err) = rc(&[
+        "check",
+        "--scope",
+        "default",
+        MUTANT,
+        "--quiet",
+        "--trace-dir",
+        &dir,
+    ]);
     assert_eq!(code, 1, "{err}");
     let text = std::fs::read_to_string(Path::new(&dir).join("remove-vma-twice.trace.json"))
         .expect("trace written");
@@ -62,7 +70,9 @@ fn mutant_trace(t: &Tmp) -> serde_json::Value {
 
 #[test]
 fn json_output_is_one_document_on_stdout() {
-    let (code, out, err) = rc(&["check", MUTANT, BASE, "--quiet", "--format", "json"]);
+    let (code, out, err) = rc(&[
+        "check", "--scope", "default", MUTANT, BASE, "--quiet", "--format", "json",
+    ]);
     assert_eq!(code, 1, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
     assert_eq!(doc["rmapcheck"], "check");
@@ -92,6 +102,8 @@ fn json_output_is_one_document_on_stdout() {
     // a report with two counterexamples names the way out
     let (_, two, _) = rc(&[
         "check",
+        "--scope",
+        "default",
         MUTANT,
         "models/mutants/inplace-no-propagate.rmap",
         "--quiet",
@@ -109,13 +121,17 @@ fn json_output_is_one_document_on_stdout() {
 
 #[test]
 fn dot_ktap_junit_markdown_own_stdout() {
-    let (code, out, _) = rc(&["check", MUTANT, "--quiet", "--format", "dot"]);
+    let (code, out, _) = rc(&[
+        "check", "--scope", "default", MUTANT, "--quiet", "--format", "dot",
+    ]);
     assert_eq!(code, 1);
     assert!(
         out.starts_with("digraph rmap {") && out.trim_end().ends_with('}'),
         "{out}"
     );
-    let (code, out, _) = rc(&["check", MUTANT, BASE, "--quiet", "--format", "ktap"]);
+    let (code, out, _) = rc(&[
+        "check", "--scope", "default", MUTANT, BASE, "--quiet", "--format", "ktap",
+    ]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "KTAP version 1");
@@ -127,14 +143,18 @@ fn dot_ktap_junit_markdown_own_stdout() {
         || l.starts_with("1..")
         || l.starts_with("ok ")
         || l.starts_with("not ok ")));
-    let (code, out, _) = rc(&["check", MUTANT, BASE, "--quiet", "--format", "junit"]);
+    let (code, out, _) = rc(&[
+        "check", "--scope", "default", MUTANT, BASE, "--quiet", "--format", "junit",
+    ]);
     assert_eq!(code, 1);
     assert!(out.starts_with("<?xml"), "{out}");
     assert!(
         out.contains("tests=\"2\" failures=\"1\" errors=\"0\""),
         "{out}"
     );
-    let (code, out, _) = rc(&["check", MUTANT, "--quiet", "--format", "markdown"]);
+    let (code, out, _) = rc(&[
+        "check", "--scope", "default", MUTANT, "--quiet", "--format", "markdown",
+    ]);
     assert_eq!(code, 1);
     assert!(
         out.contains("| **FAIL** | `models/mutants/remove-vma-twice.rmap` |"),
@@ -253,6 +273,8 @@ fn sigint_and_sigterm_give_incomplete_and_exit_3() {
     let (code, out) = interrupt(
         &[
             "check",
+            "--scope",
+            "default",
             BASE,
             "--quiet",
             "--max-depth",
@@ -412,7 +434,13 @@ fn the_scope_line_names_what_changes_the_state_space() {
     let (code, out, _) = rc(&["check", BASE, "--quiet", "--scope", &s]);
     assert_eq!(code, 0, "{out}");
     assert!(line(&out).contains(&format!("scope mine ({s})")), "{out}");
-    assert!(line(&out).contains("shared off") && line(&out).contains("entries all"));
+    assert!(line(&out).contains("shared off") && line(&out).contains("entries core"));
+    // what the scope leaves out is listed, so a `holds` says what it did not cover
+    assert!(
+        line(&out)
+            .contains("left out: contract entry points (mode callers); extended entry points"),
+        "{out}"
+    );
     let (_, help, _) = rc(&["check", "--help"]);
     assert!(help.contains("walkers"), "{help}");
     // a validation error points at the key
@@ -450,7 +478,7 @@ fn model_directories_mean_the_same_everywhere() {
 
 #[test]
 fn traces_read_like_the_kernel() {
-    let (code, out, _) = rc(&["check", MUTANT, "--quiet"]);
+    let (code, out, _) = rc(&["check", "--scope", "default", MUTANT, "--quiet"]);
     assert_eq!(code, 1);
     assert!(
         out.contains("1. mmap(mm#0, [0,1), f0 (file#0), pgoff 0, MAP_PRIVATE)"),
@@ -478,7 +506,7 @@ fn small_ones() {
     );
     let t = Tmp::new("small");
     let f = t.file("afile", "x");
-    let (code, _, err) = rc(&["check", MUTANT, "--trace-dir", &f]);
+    let (code, _, err) = rc(&["check", "--scope", "default", MUTANT, "--trace-dir", &f]);
     assert_eq!(code, 2);
     assert!(err.contains("exists and is not a directory"), "{err}");
     // two models with the same file name keep both traces
@@ -490,7 +518,16 @@ fn small_ones() {
     );
     std::fs::write(&other, text).unwrap();
     let dir = t.path("traces");
-    let (code, out, err) = rc(&["check", MUTANT, &other, "--quiet", "--trace-dir", &dir]);
+    let (code, out, err) = rc(&[
+        "check",
+        "--scope",
+        "default",
+        MUTANT,
+        &other,
+        "--quiet",
+        "--trace-dir",
+        &dir,
+    ]);
     assert_eq!(code, 1, "{out}{err}");
     let n = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(n, 2, "{out}");
@@ -549,6 +586,8 @@ fn every_model_function_names_its_kernel_function() {
     }
     let (code, out, _) = rc(&[
         "check",
+        "--scope",
+        "default",
         "models/mutants/inplace-no-propagate.rmap",
         "--quiet",
     ]);

@@ -270,6 +270,8 @@ fn seed_004_reproducer_compiles_and_runs_clean_on_this_kernel() {
     let o = bin()
         .args([
             "check",
+            "--scope",
+            "default",
             "models/patches/skip-anon-file-rmap.rmap",
             "--quiet",
             "--trace-dir",
@@ -404,6 +406,8 @@ fn reproducer_with_a_fork_runs_each_mm_in_its_own_process() {
     let o = bin()
         .args([
             "check",
+            "--scope",
+            "default",
             "models/patches/skip-anon-file-rmap.rmap",
             "--quiet",
             "--trace-dir",

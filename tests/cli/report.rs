@@ -40,7 +40,7 @@ fn text(o: &Output) -> (String, String) {
 /// Run `check` on a mutant and return the trace it saved in `dir`.
 fn make_trace(dir: &Path, mutant: &str) -> PathBuf {
     let o = bin()
-        .arg("check")
+        .args(["check", "--scope", "default"])
         .arg(format!("models/mutants/{mutant}.rmap"))
         .args(["--format", "json", "--quiet", "--trace-dir"])
         .arg(dir)

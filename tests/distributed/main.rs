@@ -164,7 +164,9 @@ fn two_mutants_give_the_same_counterexample_whatever_the_workers_and_processes()
             let t = text(&o.stdout);
             t.lines().skip(2).collect::<Vec<_>>().join("\n")
         };
-        let t1 = rmapcheck(&["check", m, "--quiet"]).output().unwrap();
+        let t1 = rmapcheck(&["check", "--scope", "default", m, "--quiet"])
+            .output()
+            .unwrap();
         let t2 = rmapcheck(&["check", m, "--quiet", "--workers", "2"])
             .output()
             .unwrap();

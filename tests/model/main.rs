@@ -8,6 +8,7 @@ mod check_invariants;
 mod commute;
 mod compare;
 mod engine_diff;
+mod every_path;
 mod fault_vma_lock;
 mod fidelity_doc;
 mod frontier;
