@@ -63,6 +63,8 @@ pub struct CheckArgs {
     pub engine: crate::scope::Engine,
     /// Cross-check the search (`check::crosscheck`): a difference makes `holds` `incomplete`.
     pub audit: bool,
+    /// Show the failing call's plain field reads in a text trace.
+    pub reads: bool,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -417,7 +419,7 @@ impl Run<'_> {
                 self.worsen(Exit::Incomplete);
             }
             Outcome::Counterexample(t) => {
-                let rendered = text::render(t, &prog);
+                let rendered = text::render_with(t, &prog, self.a.reads);
                 match self.a.format {
                     TraceFormat::Text => {
                         writeln!(self.out, "\n{rendered}")?;

@@ -17,6 +17,7 @@ pub mod op;
 pub mod proof;
 pub mod replay;
 pub mod search;
+pub mod shrink;
 pub mod simulate;
 pub(crate) mod symmetric;
 pub mod walkers;

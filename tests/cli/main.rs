@@ -12,6 +12,7 @@ mod drift;
 mod fuzz_cli;
 mod kdiff;
 mod layering;
+mod minimise_cli;
 mod report;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]

@@ -7,6 +7,7 @@ mod baseline_scenarios;
 mod check_invariants;
 mod commute;
 mod compare;
+mod deep_search;
 mod engine_diff;
 mod fault_vma_lock;
 mod fidelity_doc;
