@@ -29,14 +29,21 @@ pub enum Guard<'a> {
     Unchecked,
 }
 
+/// Whether `c` is a call `prog` can run in `w`: an entry point the model defines, arguments
+/// its function takes, and the entry point's preconditions (`entry::check`).
+fn runs(prog: &Program, w: &World, c: &Call) -> bool {
+    prog.function(&c.func).is_some()
+        && crate::exec::thread::Thread::start(prog, &c.func, &c.args).is_ok()
+        && crate::entry::check(w, c).is_ok()
+}
+
 impl Guard<'_> {
     fn allows(&self, prog: &Program, w: &World, c: &Call) -> bool {
         match self {
             Guard::Unchecked => true,
-            Guard::Preconditions => crate::fuzzing::validate_call(prog, w, c).is_ok(),
+            Guard::Preconditions => runs(prog, w, c),
             Guard::Alphabet(scope) => {
-                crate::fuzzing::validate_call(prog, w, c).is_ok()
-                    && super::alphabet::calls(scope, prog, w).contains(c)
+                runs(prog, w, c) && super::alphabet::calls(scope, prog, w).contains(c)
             }
         }
     }
