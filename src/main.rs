@@ -69,6 +69,10 @@ enum Cmd {
         /// model's `holds` `incomplete`.
         #[arg(long)]
         audit: bool,
+        /// In a text trace, also show the failing call's plain field reads, each with the
+        /// value read.
+        #[arg(long)]
+        reads: bool,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -263,9 +267,14 @@ enum Cmd {
         /// models directory to decode against).
         #[arg(long)]
         model: Option<PathBuf>,
-        /// Drop calls and files that the failure does not need before printing.
+        /// Drop calls and files that the failure does not need, and shrink the arguments of
+        /// the calls left (pages, lengths, offsets, which mm, file or VMA), keeping the same
+        /// invariant, before printing.
         #[arg(long)]
         minimise: bool,
+        /// Also show the failing call's plain field reads, each with the value read.
+        #[arg(long)]
+        reads: bool,
         /// The file is a fuzzer input (a crash file): decode, minimise and print it as a trace.
         #[arg(long)]
         crash: bool,
@@ -366,6 +375,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             commute,
             engine,
             audit,
+            reads,
         } => {
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -387,6 +397,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 commute,
                 engine,
                 audit,
+                reads,
                 format,
                 trace_dir,
                 repro_dir,
@@ -551,6 +562,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             file,
             model,
             minimise,
+            reads,
             crash,
             emit_scenario,
         } => {
@@ -558,6 +570,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 file,
                 model,
                 minimise,
+                reads,
                 crash,
                 emit_scenario,
             };

@@ -64,6 +64,8 @@ pub struct CheckArgs {
     pub engine: crate::scope::Engine,
     /// Cross-check the search (`check::crosscheck`): a difference makes `holds` `incomplete`.
     pub audit: bool,
+    /// Show the failing call's plain field reads in a text trace.
+    pub reads: bool,
     pub format: TraceFormat,
     /// Write each counterexample as JSON here (for `rmapcheck replay`).
     pub trace_dir: Option<PathBuf>,
@@ -493,7 +495,7 @@ impl Run<'_> {
             Outcome::Counterexample(t) => {
                 self.failed.push((m.to_path_buf(), self.scope.name.clone()));
                 let rep = self.consequence(&prog, &name, &outcome, &budget)?;
-                let rendered = text::render(t, &prog);
+                let rendered = text::render_with(t, &prog, self.a.reads);
                 match self.a.format {
                     TraceFormat::Text => {
                         writeln!(self.out, "\n{rendered}")?;

@@ -19,6 +19,8 @@ pub struct ReplayArgs {
     pub file: PathBuf,
     pub model: Option<PathBuf>,
     pub minimise: bool,
+    /// Show the failing call's plain field reads.
+    pub reads: bool,
     /// Decode the file as a fuzzer input.
     pub crash: bool,
     /// Print the trace as a scenario TOML instead of replaying it.
@@ -122,7 +124,7 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write) -> CmdResult {
         crate::fuzzing::validate_call(&prog, w, c)
     }) {
         Ok(r) if r.reproduced => {
-            reproduced(&prog, &t, &model_path, a.minimise, out)?;
+            reproduced(&prog, &t, &model_path, a, out)?;
             Ok(Exit::Found)
         }
         Ok(r) => {
@@ -152,23 +154,31 @@ pub fn replay(a: &ReplayArgs, out: &mut dyn Write) -> CmdResult {
     }
 }
 
-/// Print a reproduced trace, minimised first when asked (saying what was dropped).
+/// Print a reproduced trace, minimised first when asked (saying what was dropped and shrunk).
 fn reproduced(
     prog: &crate::lang::Program,
     t: &Trace,
     model_path: &Path,
-    minimise: bool,
+    a: &ReplayArgs,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let (initial, calls) = if let (true, Some(inv)) = (minimise, t.invariant()) {
-        let m = crate::explore::minimise::minimise_explained(prog, &t.initial, &t.calls, inv);
+    let (initial, calls) = if let (true, Some(inv)) = (a.minimise, t.invariant()) {
+        let m = crate::explore::minimise::minimise_within(
+            prog,
+            Some(&t.scope),
+            &t.initial,
+            &t.calls,
+            inv,
+        );
         writeln!(
             out,
-            "minimised: {} calls -> {}, {} files -> {}",
+            "minimised: {} calls -> {}, {} files -> {}, {} arguments shrunk ({})",
             t.calls.len(),
             m.calls.len(),
             t.initial.file.len(),
-            m.initial.file.len()
+            m.initial.file.len(),
+            m.shrunk_args.len(),
+            m.guard
         )?;
         for &i in &m.dropped_calls {
             writeln!(out, "  dropped call {}. {}", i + 1, t.calls[i])?;
@@ -176,8 +186,19 @@ fn reproduced(
         for f in &m.dropped_files {
             writeln!(out, "  dropped file {f}")?;
         }
-        if m.dropped_calls.is_empty() && m.dropped_files.is_empty() {
-            writeln!(out, "  nothing could be dropped")?;
+        for s in &m.shrunk_args {
+            writeln!(
+                out,
+                "  shrunk call {}. {}: argument {} {} -> {}",
+                s.call + 1,
+                s.func,
+                s.arg + 1,
+                s.from,
+                s.to
+            )?;
+        }
+        if m.dropped_calls.is_empty() && m.dropped_files.is_empty() && m.shrunk_args.is_empty() {
+            writeln!(out, "  nothing could be dropped or shrunk")?;
         }
         (m.initial, m.calls)
     } else {
@@ -194,7 +215,7 @@ fn reproduced(
         out,
         "reproduced: {} at call {}",
         t.invariant().map_or("", Invariant::name),
-        t.calls.len()
+        fresh.calls.len()
     )?;
-    write!(out, "\n{}", text::render(&fresh, prog))
+    write!(out, "\n{}", text::render_with(&fresh, prog, a.reads))
 }

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod proof;
 pub mod replay;
 pub mod search;
+pub mod shrink;
 pub mod simulate;
 pub(crate) mod symmetric;
 pub mod walkers;

@@ -87,6 +87,13 @@ fn section(out: &mut String, title: &str, body: &str) {
 
 /// Render `t`; `prog` (the same model) gives file:line and source text of steps.
 pub fn render(t: &Trace, prog: &Program) -> String {
+    render_with(t, prog, false)
+}
+
+/// [`render`]; with `reads`, the failing call's steps include its plain field reads (each
+/// with the value read: a bug can be a read of the wrong field or of a stale one), and all of
+/// its steps are shown.
+pub fn render_with(t: &Trace, prog: &Program, reads: bool) -> String {
     let mut out = String::new();
     wrap(
         &format!(
@@ -143,21 +150,31 @@ pub fn render(t: &Trace, prog: &Program) -> String {
             &format!("World before call {}:", t.calls.len()),
             &t.world_before,
         );
-        // steps: skip plain reads, keep writes, builtins, list walks and the failing one
+        // steps: skip plain reads (unless asked for), keep writes, builtins, list walks and the
+        // failing one
         let fail_step = t.failure.as_ref().and_then(|f| f.step);
         let shown: Vec<(usize, &super::StepRecord)> = t
             .steps
             .iter()
             .enumerate()
             .filter(|(i, s)| {
-                Some(*i) == fail_step || !(s.what.is_empty() || s.what.starts_with("read "))
+                Some(*i) == fail_step
+                    || !s.what.is_empty() && (reads || !s.what.starts_with("read "))
             })
             .collect();
-        let skip = shown.len().saturating_sub(MAX_STEPS_SHOWN);
+        let skip = if reads {
+            0
+        } else {
+            shown.len().saturating_sub(MAX_STEPS_SHOWN)
+        };
         let hidden = t.steps.len() - shown.len();
         let mut steps = String::new();
         if hidden > 0 {
-            steps += &format!("({hidden} plain field reads not shown)\n");
+            steps += &if reads {
+                format!("({hidden} steps with no description not shown)\n")
+            } else {
+                format!("({hidden} plain field reads not shown)\n")
+            };
         }
         if skip > 0 {
             steps += &format!("... {skip} earlier steps not shown\n");

@@ -16,6 +16,7 @@ mod fuzz_cli;
 mod kdiff;
 mod layering;
 mod readme;
+mod minimise_cli;
 mod report;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]

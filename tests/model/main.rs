@@ -7,6 +7,7 @@ mod baseline_scenarios;
 mod check_invariants;
 mod commute;
 mod compare;
+mod deep_search;
 mod engine_diff;
 mod every_path;
 mod fault_vma_lock;
