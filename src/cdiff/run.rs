@@ -225,16 +225,25 @@ pub fn initial_world(scope: &Scope) -> Result<World, String> {
     Ok(w0)
 }
 
+/// What [`one_sequence`] found.
+pub struct OneSequence {
+    /// The sequence run, with its model worlds.
+    pub seq: Seq<String>,
+    /// The first mismatch.
+    pub mismatch: Option<Mismatch>,
+    /// The calls the model's own checks failed on.
+    pub notes: Vec<String>,
+}
+
 /// Run the named `calls` from the scope's initial world on both sides, applying each call on
-/// the model even when the model's own checks fail on it (they are reported in `what`).
-/// Returns the sequence run (its model worlds) and the first mismatch.
+/// the model even when the model's own checks fail on it (they are reported in `notes`).
 pub fn one_sequence(
     prog: &Program,
     scope: &Scope,
     binary: &Path,
     calls: &[Call],
     opts: &Options,
-) -> Result<(Seq<String>, Option<Mismatch>, Vec<String>), String> {
+) -> Result<OneSequence, String> {
     let w0 = initial_world(scope)?;
     let mut seq = Seq {
         calls: Vec::new(),
@@ -271,6 +280,10 @@ pub fn one_sequence(
     }
     let mut h = Harness::start(binary, opts.timeout).map_err(|d| d.what)?;
     let mut n = 0;
-    let m = run_seq(&mut h, &seq, opts, &mut n).map_err(|d| d.what)?;
-    Ok((seq, m, notes))
+    let mismatch = run_seq(&mut h, &seq, opts, &mut n).map_err(|d| d.what)?;
+    Ok(OneSequence {
+        seq,
+        mismatch,
+        notes,
+    })
 }
