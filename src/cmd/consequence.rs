@@ -24,13 +24,36 @@ pub(crate) fn production_note(o: &Outcome) -> String {
     let Some(v) = violations(o).first() else {
         return String::new();
     };
-    format!(
-        "On a production kernel ({}, {}): {}\nWhich kernel shows it: {}\n",
+    let first = format!(
+        "On a production kernel ({}, {}): {}",
         v.invariant.name(),
         crate::trace::production::consequence_of(v),
-        production(v),
-        which_config(v)
-    )
+        production(v)
+    );
+    wrap(&first) + &wrap(&format!("Which kernel shows it: {}", which_config(v)))
+}
+
+/// `text` in lines of at most 80 columns, broken at spaces, continuation lines indented by 4
+/// (as the traces are).
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in text.split_whitespace() {
+        if !line.trim().is_empty() && line.len() + 1 + w.len() > 80 {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = "    ".to_string();
+        }
+        if !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.trim().is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// The trace of the worst consequence, rendered, under a heading.
@@ -41,15 +64,15 @@ pub(crate) fn worst_text(rep: &Report, prog: &Program) -> Option<String> {
         Outcome::Interleaving(t) => crate::trace::interleaved::render(t, prog),
         _ => return None,
     };
-    Some(format!(
-        "Worst consequence found by the same bug: {} ({class}), {} calls, first found as {}\n\
-         (the same scope, checking only the {class} invariants, to depth {}):\n\n{rendered}\n{}",
+    let head = wrap(&format!(
+        "Worst consequence found by the same bug: {} ({class}), {} calls, first found as {} \
+         (the same scope, checking only the {class} invariants, to depth {}):",
         inv.name(),
         calls_of(o),
         rep.first.name(),
         rep.bound.depth,
-        production_note(o)
-    ))
+    ));
+    Some(format!("{head}\n{rendered}\n{}", production_note(o)))
 }
 
 /// The JSON object of an outcome's finding: the invariant and its class.
@@ -135,4 +158,16 @@ pub(crate) fn json_fields(
         search.unwrap_or(serde_json::Value::Null),
     );
     m
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notes_wrap_within_80_columns() {
+        let long = "word ".repeat(60);
+        let w = super::wrap(&long);
+        assert!(w.lines().all(|l| l.len() <= 80), "{w}");
+        assert!(w.lines().skip(1).all(|l| l.starts_with("    ")), "{w}");
+        assert_eq!(w.split_whitespace().count(), 60);
+    }
 }

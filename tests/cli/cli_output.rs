@@ -690,3 +690,34 @@ fn check_audit_reports_its_cross_checks_and_keeps_the_verdict() {
         "{err}"
     );
 }
+
+/// `check` with no scope and no flag: a mutant whose first violation is debug-only
+/// (`cached-keys`) is reported with the missed rmap walk the same bug reaches, in the verdict's
+/// consequence line and in the JSON result (its violations, the first finding and the worst).
+#[test]
+fn with_no_flags_a_debug_only_finding_reports_the_missed_walk_it_leads_to() {
+    let m = "models/mutants/merge-next-skips-anon-rekey.rmap";
+    let (code, out, err) = rc(&["check", m, "--quiet", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("check: every path, 5 passes"), "{err}");
+    assert!(
+        err.contains("consequence: first cached-keys (debug-only); worst ")
+            && err.contains("(missed rmap walk)"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    assert_eq!(doc["passes"].as_array().unwrap().len(), 5);
+    let r = &doc["results"][0];
+    assert_eq!(r["pass"], "callers");
+    assert_eq!(r["violations"][0]["invariant"], "cached-keys");
+    assert_eq!(r["violations"][0]["consequence"], "debug-only");
+    assert_eq!(r["first"]["invariant"], "cached-keys");
+    assert_eq!(r["worst"]["consequence"], "missed rmap walk");
+    let worst = r["worst"]["invariant"].as_str().unwrap();
+    assert!(
+        ["walker-complete", "rmap-complete"].contains(&worst),
+        "{worst}"
+    );
+    assert!(r["worst"]["trace"]["calls"].as_array().unwrap().len() <= 5);
+    assert_eq!(r["consequence_search"]["depth"], 5);
+}

@@ -18,15 +18,7 @@ fn rmapcheck(args: &[&str]) -> (i32, String) {
 fn replays_unreduced(model: &str, flags: &[&str], named: &str, invariant: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let mut args = vec![
-        "check",
-        "--scope",
-        "default",
-        model,
-        "--quiet",
-        "--trace-dir",
-        d,
-    ];
+    let mut args = vec!["check", model, "--quiet", "--trace-dir", d];
     args.extend(flags);
     let (rc, out) = rmapcheck(&args);
     assert_eq!(rc, 1, "{out}");

@@ -298,7 +298,13 @@ fn seed_004_reproducer_compiles_and_runs_clean_on_this_kernel() {
     let src = std::fs::read_to_string(&c).unwrap();
     assert_eq!(src, from_check);
     assert!(src.contains("invariant `membership`"), "{src}");
-    assert!(src.contains("CONFIG_DEBUG_VM_RB=y"), "{src}");
+    // the header says what this finding (a freed VMA left in the file tree) does, and which
+    // configuration shows it: KASAN on the vm_area_struct, not the interval-tree debug checks
+    assert!(src.contains("(use-after-free)"), "{src}");
+    assert!(src.contains("CONFIG_KASAN=y"), "{src}");
+    assert!(src.contains("vm_area_struct"), "{src}");
+    assert!(!src.contains("anon_vma_chain"), "{src}");
+    assert!(!src.contains("every insert and remove)"), "{src}");
     assert!(
         src.contains("/* trace step 1: model call sys_mmap(mm#0, file#1, 0, 1, 0, false) */"),
         "{src}"
