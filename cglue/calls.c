@@ -48,6 +48,21 @@ int glue_mmap_file(struct file *file, struct vm_area_struct *vma)
 	return file->f_op->mmap(file, vma);
 }
 
+/*
+ * A new mm: its maple tree is locked by the mmap_lock, as mm_init() sets it up
+ * (MT_FLAGS_LOCK_EXTERN; without it the tree would take its own spinlock, which mm/vma.c
+ * never releases). The tree is not in RCU mode: nothing reads it concurrently here.
+ */
+static struct mm_struct *glue_new_mm(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		glue_bug(__FILE__, __LINE__, "out of memory");
+	mt_init_flags(&mm->mm_mt, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_LOCK_EXTERN);
+	return mm;
+}
+
 static unsigned long pg(unsigned long page)
 {
 	return page << PAGE_SHIFT;
@@ -71,13 +86,24 @@ static void glue_reset(const char *files)
 	glue_nmms = 0;
 	while (glue_nobjs > 0) {
 		glue_nobjs--;
+		/*
+		 * The cache reuses a freed anon_vma without running its constructor again:
+		 * leave it as the constructor does (an empty tree, no reference), or the next
+		 * sequence's anon_vma would start with this one's freed chains in its tree.
+		 */
+		if (glue_objs[glue_nobjs].cache == anon_vma_cachep) {
+			struct anon_vma *av = glue_objs[glue_nobjs].ptr;
+
+			av->rb_root = RB_ROOT_CACHED;
+			atomic_set(&av->refcount, 0);
+		}
 		kmem_cache_free(glue_objs[glue_nobjs].cache, glue_objs[glue_nobjs].ptr);
 	}
 	glue_nlocks = 0;
 	glue_nwlocked = 0;
 	glue_nwarns = 0;
 	glue_nviolations = 0;
-	glue_mms[glue_nmms++] = calloc(1, sizeof(struct mm_struct));
+	glue_mms[glue_nmms++] = glue_new_mm();
 	glue_nfiles = 0;
 	for (i = 0; files[i] && i < GLUE_MAX_FILES; i++) {
 		struct glue_file *f = &glue_files[glue_nfiles++];
@@ -191,8 +217,15 @@ static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigne
 		goto out;
 	}
 	vma_iter_set(&vmi, vma->vm_end);
-	if (!vma_merge_extend(&vmi, vma, pg(new_end) - vma->vm_end))
-		ret = -ENOMEM;
+	{
+		unsigned long delta = pg(new_end) - vma->vm_end;
+
+		vma = vma_merge_extend(&vmi, vma, delta);
+		if (!vma)
+			ret = -ENOMEM;
+		else	/* vrm_stat_account() of the growth, as expand_vma_in_place() does */
+			vm_stat_account(mm, vma->vm_flags, delta >> PAGE_SHIFT);
+	}
 out:
 	mmap_write_unlock(mm);
 	return ret;
@@ -257,6 +290,8 @@ static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned 
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* move_vma()'s vrm_stat_account() of the new range, before the source is unmapped */
+	vm_stat_account(mm, vma->vm_flags, new_len);
 	/* unmap_source_vma() */
 	accountable = vma_test(vma, VMA_ACCOUNT_BIT);
 	vm_start = vma->vm_start;
@@ -373,7 +408,12 @@ static long call_fork(struct mm_struct *oldmm)
 
 	if (glue_nmms == GLUE_MAX_MMS)
 		return -ENOMEM;
-	mm = calloc(1, sizeof(*mm));
+	mm = glue_new_mm();
+	/* dup_mm() starts the child as a copy of the parent's mm: its VM counters too */
+	mm->total_vm = oldmm->total_vm;
+	mm->data_vm = oldmm->data_vm;
+	mm->exec_vm = oldmm->exec_vm;
+	mm->stack_vm = oldmm->stack_vm;
 	glue_mms[glue_nmms] = mm;
 	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);

@@ -19,6 +19,7 @@
 //! [`explore`], [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only [`cmd`] names [`cmd`]. No
 //! two modules refer to each other.
 
+pub mod ccheck;
 pub mod cdiff;
 pub mod check;
 pub mod cmd;

@@ -26,6 +26,18 @@ const GLUE: &[(&str, &str)] = &[
     ("Makefile", include_str!("../../cglue/Makefile")),
 ];
 
+/// The glue's files: the copy compiled into rmapcheck, or, when `RMAPCHECK_CGLUE` names a
+/// directory (for working on the glue without rebuilding rmapcheck), the files there.
+fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
+    match std::env::var_os("RMAPCHECK_CGLUE") {
+        None => Ok(GLUE.iter().map(|(n, t)| (*n, t.to_string())).collect()),
+        Some(d) => GLUE
+            .iter()
+            .map(|(n, _)| Ok((*n, csource::read(&Path::new(&d).join(n))?)))
+            .collect(),
+    }
+}
+
 /// Changed whenever the build steps below change, so old cache entries are not reused.
 const BUILD_VERSION: &str = "cdiff-build 1";
 
@@ -118,7 +130,10 @@ pub fn release(tree: &Path) -> Result<String, String> {
     let mk = csource::read(&tree.join("Makefile"))?;
     let get = |k: &str| {
         mk.lines()
-            .find_map(|l| l.strip_prefix(k).map(|v| v.trim_start_matches([' ', '=']).trim()))
+            .find_map(|l| {
+                l.strip_prefix(k)
+                    .map(|v| v.trim_start_matches([' ', '=']).trim())
+            })
             .unwrap_or("")
             .to_string()
     };
@@ -180,9 +195,16 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 /// The cache key: XXH3-64 over the build version, the glue and every input file (path and
 /// bytes), as 16 hex digits.
 pub fn key(tree: &Path) -> Result<String, String> {
+    key_salted(tree, &[])
+}
+
+/// [`key`] with `salt` (the patches and edits a patched copy of a tree was made with) hashed
+/// in too.
+pub fn key_salted(tree: &Path, salt: &[u8]) -> Result<String, String> {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(BUILD_VERSION.as_bytes());
-    for (n, t) in GLUE {
+    h.update(salt);
+    for (n, t) in glue_files()? {
         h.update(n.as_bytes());
         h.update(t.as_bytes());
     }
@@ -200,6 +222,11 @@ pub fn key(tree: &Path) -> Result<String, String> {
 
 /// Build the harness for `tree` (or reuse the cached one).
 pub fn build(tree: &Path) -> Result<Built, String> {
+    build_salted(tree, &[])
+}
+
+/// [`build`] keyed also by `salt` (see [`key_salted`]).
+pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
     let t0 = Instant::now();
     let tree = tree
         .canonicalize()
@@ -211,7 +238,7 @@ pub fn build(tree: &Path) -> Result<Built, String> {
         ));
     }
     let release = release(&tree)?;
-    let dir = cache_root().join(key(&tree)?);
+    let dir = cache_root().join(key_salted(&tree, salt)?);
     let binary = dir.join("tools/testing/vma/harness");
     if binary.is_file() {
         return Ok(Built {
@@ -250,7 +277,10 @@ pub fn build(tree: &Path) -> Result<Built, String> {
     if std::fs::rename(&staged, &dir).is_err() {
         let _ = std::fs::remove_dir_all(&staged);
         if !binary.is_file() {
-            return Err(format!("cannot move the built harness to {}", dir.display()));
+            return Err(format!(
+                "cannot move the built harness to {}",
+                dir.display()
+            ));
         }
     }
     Ok(Built {
@@ -346,8 +376,8 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
         ),
     )?;
     write(&v.join("rmap_gen.c"), &rmap_gen(tree)?)?;
-    for (n, t) in GLUE {
-        write(&v.join(n), t)?;
+    for (n, t) in glue_files()? {
+        write(&v.join(n), &t)?;
     }
     Ok(())
 }

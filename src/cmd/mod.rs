@@ -13,6 +13,8 @@
 //! | 141 | standard output or error was closed (a reader such as `head` went away) |
 
 mod audit;
+pub mod ccheck;
+pub mod cdiff;
 pub mod check;
 pub mod compare;
 pub mod diff;
@@ -22,7 +24,6 @@ mod drift_text;
 pub mod formats;
 pub mod fuzz;
 pub mod interleave;
-pub mod cdiff;
 pub mod kdiff;
 pub mod list;
 pub mod locks;
