@@ -1,6 +1,8 @@
-//! A patched copy of a kernel tree, for `check --kernel DIR --patch FILE`: a directory whose
-//! entries link to the tree's, except along the path to each file a patch or a C mutant edits,
-//! where the directories are real and the file is a copy. Patches and edits change only the
+//! A patched copy of a kernel tree, for `check --kernel DIR --patch FILE`: the tree's
+//! directories made again as real directories, each file a link to the tree's, except each
+//! file a patch or a C mutant edits, which is a copy. The directories must be real: an
+//! `#include "../../x.h"` in a file reached through a linked directory would resolve `..` in
+//! the tree itself and read the unpatched file. Patches and edits change only the
 //! copies, so the tree itself is never written; the harness build then reads the copy as if it
 //! were the tree (its cache key hashes the patched bytes, and [`Overlay::salt`] adds the
 //! patches and edit specs themselves).
@@ -39,7 +41,7 @@ impl Overlay {
             .prefix(".patched.")
             .tempdir_in(parent)
             .map_err(|e| io(parent, e))?;
-        link_children(&tree, dir.path())?;
+        mirror(&tree, dir.path(), Path::new(""))?;
         Ok(Overlay {
             dir,
             tree,
@@ -64,6 +66,11 @@ impl Overlay {
     }
 
     pub(crate) fn note(&mut self, what: String, bytes: &[u8]) {
+        if self.salt.is_empty() {
+            // the layout of the copy (real directories), so that builds of an older layout,
+            // which read files through linked directories, are not reused
+            self.salt.extend_from_slice(b"overlay 2\0");
+        }
         self.salt.extend_from_slice(what.as_bytes());
         self.salt.push(0);
         self.salt.extend_from_slice(bytes);
@@ -74,38 +81,44 @@ impl Overlay {
     /// Make `rel` a real, writable file of the copy (a copy of the tree's, or absent when the
     /// tree has none), every directory above it real. Returns its path in the copy.
     pub fn materialise(&self, rel: &Path) -> Result<PathBuf, String> {
-        let mut here = self.dir.path().to_path_buf();
-        let mut src = self.tree.clone();
-        let parts: Vec<_> = rel.components().collect();
-        for (i, c) in parts.iter().enumerate() {
-            here.push(c);
-            src.push(c);
-            let last = i + 1 == parts.len();
-            let md = std::fs::symlink_metadata(&here).ok();
-            let is_link = md.as_ref().is_some_and(|m| m.file_type().is_symlink());
-            if last {
-                if is_link {
-                    std::fs::remove_file(&here).map_err(|e| io(&here, e))?;
-                    std::fs::copy(&src, &here).map_err(|e| io(&src, e))?;
-                }
-            } else if is_link {
-                std::fs::remove_file(&here).map_err(|e| io(&here, e))?;
-                std::fs::create_dir(&here).map_err(|e| io(&here, e))?;
-                link_children(&src, &here)?;
-            } else if md.is_none() {
-                std::fs::create_dir(&here).map_err(|e| io(&here, e))?;
-            }
+        let here = self.dir.path().join(rel);
+        if let Some(parent) = here.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        let is_link = std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link {
+            let src = self.tree.join(rel);
+            std::fs::remove_file(&here).map_err(|e| io(&here, e))?;
+            std::fs::copy(&src, &here).map_err(|e| io(&src, e))?;
         }
         Ok(here)
     }
 }
 
-/// Link every entry of `src` into `dst`.
-fn link_children(src: &Path, dst: &Path) -> Result<(), String> {
+/// Directories of the tree the harness build never reads: linked whole, not mirrored.
+const NOT_READ: &[&str] = &[
+    "kernel",
+    "tools/perf",
+    "tools/testing/selftests",
+    "tools/power",
+    "tools/bpf",
+    "tools/sched_ext",
+    "tools/net",
+    "tools/tracing",
+];
+
+/// Make `dst` a mirror of `src` (at `rel` in the tree): real directories, files linked.
+fn mirror(src: &Path, dst: &Path, rel: &Path) -> Result<(), String> {
     for e in std::fs::read_dir(src).map_err(|e| io(src, e))? {
         let e = e.map_err(|e| io(src, e))?;
         let to = dst.join(e.file_name());
-        std::os::unix::fs::symlink(e.path(), &to).map_err(|e| io(&to, e))?;
+        let r = rel.join(e.file_name());
+        if e.path().is_dir() && !NOT_READ.iter().any(|n| Path::new(n) == r) {
+            std::fs::create_dir(&to).map_err(|e| io(&to, e))?;
+            mirror(&e.path(), &to, &r)?;
+        } else {
+            std::os::unix::fs::symlink(e.path(), &to).map_err(|e| io(&to, e))?;
+        }
     }
     Ok(())
 }
@@ -142,6 +155,10 @@ mod tests {
             .file_type()
             .is_symlink());
         assert!(std::fs::symlink_metadata(o.root().join("Makefile"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(!std::fs::symlink_metadata(o.root().join("mm/sub"))
             .unwrap()
             .file_type()
             .is_symlink());

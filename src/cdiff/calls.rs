@@ -15,7 +15,10 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
     (EntryPoint::MmapFixed, "mmap_region() over existing VMAs"),
     (EntryPoint::MmapGrowsdown, "mmap_region() with VM_GROWSDOWN"),
     (EntryPoint::Munmap, "__vm_munmap() -> do_vmi_munmap()"),
-    (EntryPoint::Mprotect, "vma_modify_flags() (mprotect_fixup())"),
+    (
+        EntryPoint::Mprotect,
+        "vma_modify_flags() (mprotect_fixup())",
+    ),
     (EntryPoint::MremapExpand, "vma_merge_extend()"),
     (EntryPoint::MremapShrink, "do_vmi_munmap() of the tail"),
     (
@@ -61,7 +64,10 @@ fn int(call: &Call, i: usize) -> Result<u64, String> {
     match call.args.get(i) {
         Some(Value::Int(v)) if *v >= 0 => Ok(*v as u64),
         Some(Value::Bool(b)) => Ok(u64::from(*b)),
-        a => Err(format!("{call}: argument {} is {a:?}, not a page number", i + 1)),
+        a => Err(format!(
+            "{call}: argument {} is {a:?}, not a page number",
+            i + 1
+        )),
     }
 }
 
@@ -69,7 +75,10 @@ fn obj(call: &Call, i: usize, kind: ObjKind) -> Result<Option<u64>, String> {
     match call.args.get(i) {
         Some(Value::Obj(k, id)) if *k == kind => Ok(Some(u64::from(*id))),
         Some(Value::Null) => Ok(None),
-        a => Err(format!("{call}: argument {} is {a:?}, not a {kind:?}", i + 1)),
+        a => Err(format!(
+            "{call}: argument {} is {a:?}, not a {kind:?}",
+            i + 1
+        )),
     }
 }
 

@@ -169,7 +169,14 @@ impl Raw {
             .iter()
             .filter(|a| !order.contains(&a.id))
             .collect();
-        rest.sort_by_key(|a| (a.refcount, a.num_children, a.num_active_vmas, a.tree.nodes.len()));
+        rest.sort_by_key(|a| {
+            (
+                a.refcount,
+                a.num_children,
+                a.num_active_vmas,
+                a.tree.nodes.len(),
+            )
+        });
         for a in rest {
             add(&mut order, a.id);
         }
@@ -188,7 +195,11 @@ impl Raw {
                 if let Some(f) = v.file {
                     s += &format!(" file#{f}");
                 }
-                s += if v.anonymous { " anonymous" } else { " file-backed" };
+                s += if v.anonymous {
+                    " anonymous"
+                } else {
+                    " file-backed"
+                };
                 s += if v.write { " rw" } else { " ro" };
                 if v.shared {
                     s += " shared";
@@ -213,7 +224,10 @@ impl Raw {
         for id in &order {
             let Some(a) = by_id.get(id) else {
                 // named as a root or parent but not live: a dangling pointer
-                out.push(format!("{} FREED (still named as a root or parent)", n.anon(*id)));
+                out.push(format!(
+                    "{} FREED (still named as a root or parent)",
+                    n.anon(*id)
+                ));
                 continue;
             };
             let name = n.anon(a.id);
@@ -304,7 +318,10 @@ mod tests {
     fn names_do_not_depend_on_ids() {
         assert_eq!(world(0).canonical(), world(0x6000).canonical());
         let c = world(0).canonical().join("\n");
-        assert!(c.contains("avc(mm0:0,av0) black last 1 parent - left - right - cached [0, 1]"), "{c}");
+        assert!(
+            c.contains("avc(mm0:0,av0) black last 1 parent - left - right - cached [0, 1]"),
+            "{c}"
+        );
     }
 
     #[test]

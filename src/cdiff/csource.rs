@@ -96,7 +96,9 @@ pub fn remove(text: &str, what: &str, names: &[&str], kind: Def) -> Result<Strin
         let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
         lines.splice(
             a..=b,
-            [format!("/* rmapcheck: {n} removed here, see cglue/glue.h */")],
+            [format!(
+                "/* rmapcheck: {n} removed here, see cglue/glue.h */"
+            )],
         );
         t = lines.join("\n") + "\n";
     }

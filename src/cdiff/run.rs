@@ -133,11 +133,7 @@ fn run_seq(
             }
         };
         if model != c {
-            let mut m = mismatch(
-                "the worlds differ (lines marked <-)".to_string(),
-                model,
-                c,
-            );
+            let mut m = mismatch("the worlds differ (lines marked <-)".to_string(), model, c);
             m.known = known::explain(&m);
             return Ok(Some(m));
         }

@@ -57,7 +57,14 @@ fn parse_sequence(s: &str) -> Result<Vec<Call>, CmdError> {
     Ok(out)
 }
 
-fn summary(out: &mut dyn Write, r: &Report, gen: &str, a: &CdiffArgs, scope: &Scope, b: &build::Built) -> std::io::Result<()> {
+fn summary(
+    out: &mut dyn Write,
+    r: &Report,
+    gen: &str,
+    a: &CdiffArgs,
+    scope: &Scope,
+    b: &build::Built,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "cdiff: kernel tree {} ({}) against model {}",
@@ -116,7 +123,10 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
                 depth: scope.max_depth,
                 seed: a.seed,
             },
-            format!("{count} sampled sequences of depth {} (seed {})", scope.max_depth, a.seed),
+            format!(
+                "{count} sampled sequences of depth {} (seed {})",
+                scope.max_depth, a.seed
+            ),
         ),
         (None, Some(count)) => (
             Gen::Walks {
@@ -124,7 +134,10 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
                 length: a.length,
                 seed: a.seed,
             },
-            format!("{count} random walks of length {} (seed {})", a.length, a.seed),
+            format!(
+                "{count} random walks of length {} (seed {})",
+                a.length, a.seed
+            ),
         ),
         (None, None) => (
             Gen::All {
@@ -171,7 +184,10 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         }
         return Ok(match m {
             None => {
-                writeln!(out, "AGREES: the C's worlds are the model's after every call")?;
+                writeln!(
+                    out,
+                    "AGREES: the C's worlds are the model's after every call"
+                )?;
                 Exit::Ok
             }
             Some(m) => {
@@ -201,7 +217,11 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
     }
     let known: usize = r.known.values().sum();
     if let Some(m) = r.known_examples.first().filter(|_| a.show > 0) {
-        write!(out, "\nKNOWN FINDING {} (first of {known}):", m.known.unwrap_or(""))?;
+        write!(
+            out,
+            "\nKNOWN FINDING {} (first of {known}):",
+            m.known.unwrap_or("")
+        )?;
         write!(out, "{}", render::mismatch(1, m))?;
     }
     if r.mismatches.is_empty() && (known == 0 || a.tolerate_known) {
