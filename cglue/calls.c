@@ -85,19 +85,21 @@ static void glue_reset(const char *files)
 	}
 	glue_nmms = 0;
 	while (glue_nobjs > 0) {
-		glue_nobjs--;
+		struct glue_obj *o = &glue_objs[--glue_nobjs];
+
 		/*
-		 * The cache reuses a freed anon_vma without running its constructor again:
-		 * leave it as the constructor does (an empty tree, no reference), or the next
-		 * sequence's anon_vma would start with this one's freed chains in its tree.
+		 * The anon_vma cache has a constructor and hands freed objects out again
+		 * without running it (as SLAB_TYPESAFE_BY_RCU does): a freed anon_vma must be
+		 * left as the constructor made it, which the kernel's put_anon_vma() path
+		 * guarantees and this reset must too.
 		 */
-		if (glue_objs[glue_nobjs].cache == anon_vma_cachep) {
-			struct anon_vma *av = glue_objs[glue_nobjs].ptr;
+		if (o->cache == anon_vma_cachep) {
+			struct anon_vma *av = o->ptr;
 
 			av->rb_root = RB_ROOT_CACHED;
 			atomic_set(&av->refcount, 0);
 		}
-		kmem_cache_free(glue_objs[glue_nobjs].cache, glue_objs[glue_nobjs].ptr);
+		kmem_cache_free(o->cache, o->ptr);
 	}
 	glue_nlocks = 0;
 	glue_nwlocked = 0;
@@ -156,13 +158,14 @@ static long call_munmap(struct mm_struct *mm, unsigned long start, unsigned long
 
 /*
  * mprotect(2) over [start, end) inside one VMA: mprotect_fixup() (mm/mprotect.c) with its
- * VM_ACCOUNT rule, then vma_modify_flags() and the new flags under vma_start_write().
+ * VM_ACCOUNT rule, then vma_modify_flags(), the new flags under vma_start_write(), and the
+ * statistics moved from the old flags to the new (vm_stat_account()).
  */
 static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned long end,
 			  bool writable)
 {
 	struct vm_area_struct *vma, *prev;
-	vma_flags_t newflags;
+	vma_flags_t oldflags, newflags;
 	long ret = 0;
 	VMA_ITERATOR(vmi, mm, pg(start));
 
@@ -176,6 +179,7 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	if (vma->vm_start < pg(start))
 		prev = vma;
 	vma_iter_set(&vmi, pg(start));
+	oldflags = vma->flags;
 	newflags = vma->flags;
 	if (writable)
 		vma_flags_set(&newflags, VMA_WRITE_BIT);
@@ -198,15 +202,22 @@ static long call_mprotect(struct mm_struct *mm, unsigned long start, unsigned lo
 	}
 	vma_start_write(vma);
 	vma_flags_reset_once(vma, &newflags);
+	/* the statistics move from the old flags' counters to the new ones' */
+	vm_stat_account(mm, vma_flags_to_legacy(oldflags), -(long)(end - start));
+	vm_stat_account(mm, vma_flags_to_legacy(newflags), end - start);
 out:
 	mmap_write_unlock(mm);
 	return ret;
 }
 
-/* mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(). */
+/*
+ * mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(), and the
+ * mm's statistics grow by the delta (vrm_stat_account()).
+ */
 static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigned long new_end)
 {
 	struct vm_area_struct *vma;
+	unsigned long delta;
 	long ret = 0;
 	VMA_ITERATOR(vmi, mm, pg(addr));
 
@@ -217,15 +228,12 @@ static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigne
 		goto out;
 	}
 	vma_iter_set(&vmi, vma->vm_end);
-	{
-		unsigned long delta = pg(new_end) - vma->vm_end;
-
-		vma = vma_merge_extend(&vmi, vma, delta);
-		if (!vma)
-			ret = -ENOMEM;
-		else	/* vrm_stat_account() of the growth, as expand_vma_in_place() does */
-			vm_stat_account(mm, vma->vm_flags, delta >> PAGE_SHIFT);
-	}
+	delta = pg(new_end) - vma->vm_end;
+	vma = vma_merge_extend(&vmi, vma, delta);
+	if (!vma)
+		ret = -ENOMEM;
+	else
+		vm_stat_account(mm, vma->vm_flags, delta >> PAGE_SHIFT);	/* vrm_stat_account() */
 out:
 	mmap_write_unlock(mm);
 	return ret;
@@ -290,7 +298,7 @@ static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned 
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* move_vma()'s vrm_stat_account() of the new range, before the source is unmapped */
+	/* move_vma(): the statistics count the new range before the source is unmapped */
 	vm_stat_account(mm, vma->vm_flags, new_len);
 	/* unmap_source_vma() */
 	accountable = vma_test(vma, VMA_ACCOUNT_BIT);
@@ -409,12 +417,12 @@ static long call_fork(struct mm_struct *oldmm)
 	if (glue_nmms == GLUE_MAX_MMS)
 		return -ENOMEM;
 	mm = glue_new_mm();
-	/* dup_mm() starts the child as a copy of the parent's mm: its VM counters too */
+	glue_mms[glue_nmms] = mm;
+	/* dup_mmap() starts the child from the parent's statistics */
 	mm->total_vm = oldmm->total_vm;
 	mm->data_vm = oldmm->data_vm;
 	mm->exec_vm = oldmm->exec_vm;
 	mm->stack_vm = oldmm->stack_vm;
-	glue_mms[glue_nmms] = mm;
 	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	for_each_vma(vmi, mpnt) {

@@ -42,6 +42,9 @@ pub struct RawVma {
     pub write: bool,
     pub shared: bool,
     pub growsdown: bool,
+    /// `VM_ACCOUNT` (the C only: the model has no such flag); not part of the lines, read by
+    /// the known finding `mprotect-drops-vm-account`.
+    pub account: Option<bool>,
     pub anon_vma: Option<u64>,
     /// The anon_vma_chain list, head first (avc ids).
     pub chain: Vec<u64>,

@@ -81,6 +81,7 @@ pub fn parse(lines: &[String]) -> Result<Raw, String> {
                     write: flag(w[8]).map_err(bad)?,
                     shared: flag(w[9]).map_err(bad)?,
                     growsdown: flag(w[10]).map_err(bad)?,
+                    account: Some(flag(w[11]).map_err(bad)?),
                     anon_vma: hex(w[12]).map_err(bad)?,
                     chain: w[14..]
                         .iter()

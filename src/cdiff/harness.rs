@@ -115,8 +115,9 @@ impl Harness {
             return Err(self.died("the harness closed its input"));
         }
         let r = self.line()?;
-        if r.starts_with("bug ") {
-            return Err(self.died(&format!("kernel BUG: {}", &r[4..])));
+        if let Some(bug) = r.strip_prefix("bug ") {
+            let what = format!("kernel BUG: {bug}");
+            return Err(self.died(&what));
         }
         Ok(r)
     }

@@ -59,6 +59,7 @@ pub fn raw(w: &World) -> Raw {
                 write: x.vm_flags & VM_WRITE != 0,
                 shared: x.vm_flags & VM_SHARED != 0,
                 growsdown: x.vm_flags & VM_GROWSDOWN != 0,
+                account: None,
                 anon_vma: x.anon_vma.map(u64::from),
                 chain: x.anon_vma_chain.iter().map(|&c| u64::from(c)).collect(),
             });

@@ -50,7 +50,7 @@ pub fn mismatch(n: usize, m: &Mismatch) -> String {
         let _ = writeln!(out, "    {}. {c}{mark}", i + 1);
     }
     side(&mut out, "model", &m.model, &m.c);
-    if m.c.is_empty() {
+    if m.c_raw.is_none() {
         let _ = writeln!(out, "  C: (no world: the harness died)");
     } else {
         side(&mut out, "C (the kernel's code)", &m.c, &m.model);

@@ -40,6 +40,9 @@ pub struct Mismatch {
     /// The canonical lines of both worlds (the C's empty when it died).
     pub model: Vec<String>,
     pub c: Vec<String>,
+    /// Both worlds before naming (the C's None when it died), for the known findings.
+    pub model_raw: Raw,
+    pub c_raw: Option<Raw>,
     /// The known finding that explains it, if one does.
     pub known: Option<&'static str>,
 }
@@ -64,11 +67,10 @@ pub fn model_lines(w: &World) -> Vec<String> {
     super::model::raw(w).canonical()
 }
 
-/// The canonical lines of the harness's world now.
-pub fn c_lines(h: &mut Harness) -> Result<Vec<String>, Died> {
+/// The harness's world now.
+pub fn c_raw(h: &mut Harness) -> Result<Raw, Died> {
     let d = h.dump()?;
-    let raw: Raw = super::cdump::parse(&d).map_err(|e| Died { what: e })?;
-    Ok(raw.canonical())
+    super::cdump::parse(&d).map_err(|e| Died { what: e })
 }
 
 fn corrupt(h: &mut Harness, what: &Option<String>) -> Result<(), Died> {
@@ -94,12 +96,15 @@ fn run_seq(
         });
     }
     for (i, op) in seq.ops.iter().enumerate() {
-        let mismatch = |what: String, model: Vec<String>, c: Vec<String>| Mismatch {
+        let model_raw = super::model::raw(&seq.worlds[i + 1]);
+        let mismatch = |what: String, c_raw: Option<Raw>| Mismatch {
             calls: seq.calls.clone(),
             at: i,
             what,
-            model,
-            c,
+            model: model_raw.canonical(),
+            c: c_raw.as_ref().map_or_else(Vec::new, Raw::canonical),
+            model_raw: model_raw.clone(),
+            c_raw,
             known: None,
         };
         if let Some(req) = op {
@@ -108,8 +113,7 @@ fn run_seq(
                 Err(d) => {
                     return Ok(Some(mismatch(
                         format!("the C harness died in `{req}`: {d}"),
-                        model_lines(&seq.worlds[i + 1]),
-                        Vec::new(),
+                        None,
                     )))
                 }
             };
@@ -121,19 +125,17 @@ fn run_seq(
         }
         corrupt(h, &opts.corrupt)?;
         *calls += 1;
-        let model = model_lines(&seq.worlds[i + 1]);
-        let c = match c_lines(h) {
+        let c = match c_raw(h) {
             Ok(c) => c,
             Err(d) => {
                 return Ok(Some(mismatch(
                     format!("the C harness died dumping its world: {d}"),
-                    model,
-                    Vec::new(),
+                    None,
                 )))
             }
         };
-        if model != c {
-            let mut m = mismatch("the worlds differ (lines marked <-)".to_string(), model, c);
+        if model_raw.canonical() != c.canonical() {
+            let mut m = mismatch("the worlds differ (lines marked <-)".to_string(), Some(c));
             m.known = known::explain(&m);
             return Ok(Some(m));
         }
@@ -174,7 +176,7 @@ pub fn cdiff(
         match run_seq(&mut h, seq, opts, &mut rep.calls) {
             Ok(None) => {}
             Ok(Some(m)) => {
-                let died = m.c.is_empty();
+                let died = m.c_raw.is_none();
                 if let Some(k) = m.known {
                     *rep.known.entry(k).or_default() += 1;
                     if rep.known_examples.len() < 3 {
@@ -223,16 +225,25 @@ pub fn initial_world(scope: &Scope) -> Result<World, String> {
     Ok(w0)
 }
 
+/// What [`one_sequence`] found.
+pub struct OneSequence {
+    /// The sequence run, with its model worlds.
+    pub seq: Seq<String>,
+    /// The first mismatch.
+    pub mismatch: Option<Mismatch>,
+    /// The calls the model's own checks failed on.
+    pub notes: Vec<String>,
+}
+
 /// Run the named `calls` from the scope's initial world on both sides, applying each call on
-/// the model even when the model's own checks fail on it (they are reported in `what`).
-/// Returns the sequence run (its model worlds) and the first mismatch.
+/// the model even when the model's own checks fail on it (they are reported in `notes`).
 pub fn one_sequence(
     prog: &Program,
     scope: &Scope,
     binary: &Path,
     calls: &[Call],
     opts: &Options,
-) -> Result<(Seq<String>, Option<Mismatch>, Vec<String>), String> {
+) -> Result<OneSequence, String> {
     let w0 = initial_world(scope)?;
     let mut seq = Seq {
         calls: Vec::new(),
@@ -269,6 +280,10 @@ pub fn one_sequence(
     }
     let mut h = Harness::start(binary, opts.timeout).map_err(|d| d.what)?;
     let mut n = 0;
-    let m = run_seq(&mut h, &seq, opts, &mut n).map_err(|d| d.what)?;
-    Ok((seq, m, notes))
+    let mismatch = run_seq(&mut h, &seq, opts, &mut n).map_err(|d| d.what)?;
+    Ok(OneSequence {
+        seq,
+        mismatch,
+        notes,
+    })
 }

@@ -169,8 +169,11 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         corrupt: a.corrupt.clone(),
     };
     if let Some(calls) = sequence {
-        let (seq, m, notes) =
-            run::one_sequence(&prog, &scope, &b.binary, &calls, &opts).map_err(bad)?;
+        let run::OneSequence {
+            seq,
+            mismatch: m,
+            notes,
+        } = run::one_sequence(&prog, &scope, &b.binary, &calls, &opts).map_err(bad)?;
         writeln!(
             out,
             "cdiff: kernel tree {} ({}) against model {}: one sequence of {} calls",

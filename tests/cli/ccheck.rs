@@ -111,7 +111,10 @@ fn a_diff_that_does_not_apply_names_the_hunk_and_leaves_the_tree_alone() {
     .unwrap();
     let (rc, out, err) = check(&["--patch", p.to_str().unwrap()]).unwrap();
     assert_eq!(rc, 2, "{out}{err}");
-    assert!(err.contains("bad.diff:3:1: hunk #1 of mm/vma.c does not apply"), "{err}");
+    assert!(
+        err.contains("bad.diff:3:1: hunk #1 of mm/vma.c does not apply"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(t.join("mm/vma.c")).unwrap(), before);
 }
 
@@ -128,5 +131,8 @@ fn a_mutant_whose_anchor_is_gone_is_bad_input() {
         return;
     };
     assert_eq!(rc, 2, "{out}{err}");
-    assert!(err.contains("gone.toml:5:1: the anchor of edit 1 is not in the tree's mm/vma.c"), "{err}");
+    assert!(
+        err.contains("gone.toml:5:1: the anchor of edit 1 is not in the tree's mm/vma.c"),
+        "{err}"
+    );
 }

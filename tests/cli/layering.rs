@@ -308,7 +308,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("fuzzing", 9),
     ("oracle", 9),
     ("report", 9),
-    ("cmd", 10),
+    ("cdiff", 10),
+    ("cmd", 11),
 ];
 
 /// Imports that still point up or sideways, each tolerated for a reason given beside it. Empty

@@ -6,6 +6,7 @@
 //! binaries instead of one per file.
 mod bad_input;
 mod ccheck;
+mod cdiff;
 mod cli_output;
 mod commute;
 mod diffnew;

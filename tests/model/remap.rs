@@ -106,3 +106,14 @@ fn remap_no_rmap_locks_is_caught_by_a_concurrent_walk_only() {
         o => panic!("not caught: {o:?}"),
     }
 }
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7's copy_vma()): an unfaulted private
+/// file VMA takes the anonymous offset of its new address when it moves (its file offset
+/// stays), so its later anon_vma tree key and its merges follow the new place.
+#[test]
+fn an_unfaulted_file_vma_takes_its_new_address_as_anonymous_offset() {
+    let w = run_clean(&load(BASELINE), EMPTY, &FILE_MOVE);
+    assert_eq!(layout(&w, 0), vec![(2, 3, 0)]);
+    let v = w.mms[0].vmas.values().next().unwrap().1;
+    assert_eq!(w.vmas[v as usize].vm_anon_pgoff, 2);
+}

@@ -49,3 +49,41 @@ fn stack_grow_keeps_pgoff_is_caught_and_needs_the_growth() {
     run_fails(&p, EMPTY, &GROW, 2, Invariant::RmapComplete);
     run_clean(&p, EMPTY, &GROW[..2]);
 }
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7): mprotect() changes only the
+/// protection bits, so a stack made read-only keeps VM_GROWSDOWN (the model's sys_mprotect
+/// used to rebuild the flags from VM_SHARED and VM_WRITE alone and dropped it).
+#[test]
+fn mprotect_keeps_growsdown() {
+    let calls = [
+        "sys_mmap_growsdown(mm#0, 2, 3)",
+        "sys_mprotect(mm#0, 2, 3, false)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    let v = w.mms[0].vmas.values().next().unwrap().1;
+    let flags = w.vmas[v as usize].vm_flags;
+    assert_ne!(flags & 0x100, 0, "VM_GROWSDOWN kept: {flags:#x}");
+    assert_eq!(flags & 0x2, 0, "VM_WRITE cleared: {flags:#x}");
+}
+
+/// Regression (found by `rmapcheck cdiff` against v7.3-rc7's anon_vma_compatible()): an
+/// anonymous VMA below a stack does not share the stack's anon_vma at its first fault, since
+/// the two differ in VM_GROWSDOWN, a flag mprotect() cannot change.
+#[test]
+fn a_vma_below_a_stack_does_not_reuse_its_anon_vma() {
+    let calls = [
+        "sys_mmap_growsdown(mm#0, 1, 2)",
+        "sys_mmap(mm#0, NULL, 0, 1, 0, false)",
+        "do_anonymous_fault(mm#0, 1)",
+        "do_anonymous_fault(mm#0, 0)",
+    ];
+    let w = run_clean(&load(BASELINE), EMPTY, &calls);
+    let anon: Vec<Option<u32>> = w.mms[0]
+        .vmas
+        .values()
+        .map(|&(_, v)| w.vmas[v as usize].anon_vma)
+        .collect();
+    assert_eq!(anon.len(), 2);
+    assert!(anon[0].is_some() && anon[1].is_some());
+    assert_ne!(anon[0], anon[1], "{anon:?}");
+}
