@@ -9,8 +9,8 @@
 //! bounds of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its
 //! text and DOT renderings) sit on those; [`explore`] searches call sequences and builds,
 //! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on all of them, and [`cdiff`] (the model against a kernel tree's own C) on
-//! [`oracle`]'s call sequences.
+//! [`cmd`] build on all of them, [`cdiff`] (the model against a kernel tree's own C) on
+//! [`oracle`]'s call sequences, and [`ccheck`] (the C searched, a patch applied) on [`cdiff`].
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
 //! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
@@ -20,6 +20,7 @@
 //! [`explore`], [`fuzzing`], [`oracle`], [`report`] or [`cmd`]; only [`cmd`] names [`cmd`]. No
 //! two modules refer to each other.
 
+pub mod ccheck;
 pub mod cdiff;
 pub mod check;
 pub mod cmd;

@@ -8,7 +8,9 @@ use rmapcheck::cmd::{exit_status, CmdError, CmdResult};
 
 #[path = "main/cli_opts.rs"]
 mod cli_opts;
-use cli_opts::{ClusterOpts, CrashOpts, ProgressOpts, ScopeOpts, SimulateOpts, TraceFileOpts};
+use cli_opts::{
+    ClusterOpts, CrashOpts, KernelOpts, ProgressOpts, ScopeOpts, SimulateOpts, TraceFileOpts,
+};
 
 #[derive(Parser)]
 #[command(
@@ -73,6 +75,8 @@ enum Cmd {
         /// value read.
         #[arg(long)]
         reads: bool,
+        #[command(flatten)]
+        kernel: KernelOpts,
     },
     /// Replay the model's callers-mode call sequences on the running kernel and compare each
     /// mm's VMA layout after every call. Exit status: 0 agrees, 1 a mismatch, 2 bad input or
@@ -376,7 +380,25 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             engine,
             audit,
             reads,
+            kernel,
         } => {
+            if let Some(k) = kernel.kernel {
+                let args = cmd::ccheck::CcheckArgs {
+                    model: models
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "models/v7.3-rc4/baseline.rmap".into()),
+                    kernel: k,
+                    patches: kernel.patch,
+                    mutants: kernel.c_mutant,
+                    scope: scope.scope,
+                    max_depth: scope.max_depth,
+                    format,
+                    threads: kernel.jobs,
+                    progress: !progress.quiet,
+                };
+                return cmd::ccheck::ccheck(&args, out, err);
+            }
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
                 c.process,

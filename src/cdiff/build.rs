@@ -195,8 +195,15 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 /// The cache key: XXH3-64 over the build version, the glue and every input file (path and
 /// bytes), as 16 hex digits.
 pub fn key(tree: &Path) -> Result<String, String> {
+    key_salted(tree, &[])
+}
+
+/// [`key`] with `salt` (the patches and edits a patched copy of a tree was made with) hashed
+/// in too.
+pub fn key_salted(tree: &Path, salt: &[u8]) -> Result<String, String> {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(BUILD_VERSION.as_bytes());
+    h.update(salt);
     for (n, t) in glue_files()? {
         h.update(n.as_bytes());
         h.update(t.as_bytes());
@@ -215,6 +222,11 @@ pub fn key(tree: &Path) -> Result<String, String> {
 
 /// Build the harness for `tree` (or reuse the cached one).
 pub fn build(tree: &Path) -> Result<Built, String> {
+    build_salted(tree, &[])
+}
+
+/// [`build`] keyed also by `salt` (see [`key_salted`]).
+pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
     let t0 = Instant::now();
     let tree = tree
         .canonicalize()
@@ -226,7 +238,7 @@ pub fn build(tree: &Path) -> Result<Built, String> {
         ));
     }
     let release = release(&tree)?;
-    let dir = cache_root().join(key(&tree)?);
+    let dir = cache_root().join(key_salted(&tree, salt)?);
     let binary = dir.join("tools/testing/vma/harness");
     if binary.is_file() {
         return Ok(Built {

@@ -122,6 +122,40 @@ impl Harness {
         Ok(r)
     }
 
+    /// Send several request lines at once without reading their replies (read them in order
+    /// with [`Harness::reply`] and [`Harness::dump_reply`]): a pipelined batch.
+    pub fn send(&mut self, lines: &str) -> Result<(), Died> {
+        if self
+            .stdin
+            .write_all(lines.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .is_err()
+        {
+            return Err(self.died("the harness closed its input"));
+        }
+        Ok(())
+    }
+
+    /// The next one-line reply of a batch sent with [`Harness::send`].
+    pub fn reply(&mut self) -> Result<String, Died> {
+        let r = self.line()?;
+        if let Some(b) = r.strip_prefix("bug ") {
+            return Err(self.died(&format!("kernel BUG: {b}")));
+        }
+        Ok(r)
+    }
+
+    /// The lines of the next `dump` of a batch (without the final `end`).
+    pub fn dump_reply(&mut self) -> Result<Vec<String>, Died> {
+        let mut out = Vec::new();
+        let mut l = self.reply()?;
+        while l != "end" {
+            out.push(l);
+            l = self.line()?;
+        }
+        Ok(out)
+    }
+
     /// `dump`: the dump's lines (without the final `end`).
     pub fn dump(&mut self) -> Result<Vec<String>, Died> {
         let mut out = Vec::new();

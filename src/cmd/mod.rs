@@ -13,6 +13,7 @@
 //! | 141 | standard output or error was closed (a reader such as `head` went away) |
 
 mod audit;
+pub mod ccheck;
 pub mod cdiff;
 pub mod check;
 pub mod compare;

@@ -82,3 +82,23 @@ pub(crate) struct CrashOpts {
     #[arg(long)]
     pub(crate) models: Option<PathBuf>,
 }
+
+/// `check --kernel`: the kernel tree's own C searched, with a reviewer's diffs applied.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct KernelOpts {
+    /// Search the C of this kernel tree (v7.3 era; scripts/fetch-kernel.sh fetches one)
+    /// instead of the models: the positional model, if any, only chooses the calls offered.
+    #[arg(long)]
+    pub(crate) kernel: Option<PathBuf>,
+    /// With --kernel: apply this unified diff (-p1) to a copy of the tree first (repeatable,
+    /// in order). The tree itself is never written.
+    #[arg(long, requires = "kernel")]
+    pub(crate) patch: Vec<PathBuf>,
+    /// With --kernel: inject this C mutant (an edit spec, or a directory of them; see
+    /// cmutants/) after the patches.
+    #[arg(long, requires = "kernel")]
+    pub(crate) c_mutant: Vec<PathBuf>,
+    /// With --kernel: search threads, one harness process each (default: every core, at most 8).
+    #[arg(long, requires = "kernel")]
+    pub(crate) jobs: Option<usize>,
+}

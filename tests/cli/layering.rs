@@ -309,7 +309,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("oracle", 9),
     ("report", 9),
     ("cdiff", 10),
-    ("cmd", 11),
+    ("ccheck", 11),
+    ("cmd", 12),
 ];
 
 /// Imports that still point up or sideways, each tolerated for a reason given beside it. Empty

@@ -1,0 +1,139 @@
+//! `rmapcheck check --kernel DIR [--patch FILE]...`: the kernel's C checked as a reviewer
+//! receives it. Each diff (and each C mutant's edit spec) is applied to a patched copy of the
+//! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness of `cdiff` is built from that copy;
+//! and an exhaustive breadth-first search over the harness's vma.c-level alphabet
+//! ([`system`], on the checker core of `explore::checker`) checks the sequential invariants on
+//! the C world after every call ([`invariants`]). Counterexamples are shown with the calls in
+//! kernel form, the C world at the failure and what the model says after the same calls
+//! ([`report`]). See docs/CHECK-C.md.
+
+pub mod cmutant;
+pub mod invariants;
+pub mod known;
+pub mod overlay;
+pub mod patch;
+pub mod report;
+pub mod system;
+
+use crate::cdiff::build::{self, Built};
+use crate::explore::budget::Budget;
+use crate::explore::checker::{self, Config, Stats, Verdict};
+use crate::explore::scope::Scope;
+use crate::explore::search::CallSystem;
+use crate::lang::Program;
+use crate::world::scenario::Call;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use system::{CFailure, CSystem};
+
+/// What to build: a tree, the diffs to apply in order, the C mutants to inject after them.
+#[derive(Clone, Debug, Default)]
+pub struct Source {
+    pub kernel: PathBuf,
+    pub patches: Vec<PathBuf>,
+    pub mutants: Vec<cmutant::Spec>,
+}
+
+/// The harness built from the patched copy, and what was applied.
+pub struct Prepared {
+    pub built: Built,
+    pub applied: Vec<String>,
+}
+
+/// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
+/// error here is bad input (exit 2): a diff that does not apply, an anchor not found, a tree
+/// the harness cannot be built from.
+pub fn prepare(src: &Source) -> Result<Prepared, String> {
+    let tree = &src.kernel;
+    if !tree.join("mm/vma.c").is_file() {
+        return Err(format!(
+            "{}: not a kernel source tree with mm/vma.c (scripts/fetch-kernel.sh fetches one)",
+            tree.display()
+        ));
+    }
+    if src.patches.is_empty() && src.mutants.is_empty() {
+        return Ok(Prepared {
+            built: build::build(tree)?,
+            applied: Vec::new(),
+        });
+    }
+    let parent = build::cache_root().with_file_name("patched");
+    let mut o = overlay::Overlay::new(tree, &parent)?;
+    for p in &src.patches {
+        patch::apply(&mut o, p)?;
+    }
+    for m in &src.mutants {
+        cmutant::apply(&mut o, m)?;
+    }
+    let built = build::build_salted(o.root(), o.salt())?;
+    Ok(Prepared {
+        built,
+        applied: o.applied.clone(),
+    })
+}
+
+/// How the C search ended, with its figures.
+pub struct Outcome {
+    pub verdict: Verdict<Call, CFailure>,
+    pub stats: Stats,
+    /// Calls the alphabet offered that the harness cannot reach, by reason.
+    pub skipped: Vec<(String, usize)>,
+    /// Calls made on the C, replays included.
+    pub c_calls: u64,
+    /// Sequences replayed on the C (one per transition).
+    pub replays: u64,
+    pub harnesses: u64,
+    /// Known findings tolerated ([`known`]), by name.
+    pub known: Vec<(&'static str, usize)>,
+}
+
+/// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered.
+pub fn search(
+    prog: &Program,
+    scope: &Scope,
+    binary: &Path,
+    threads: usize,
+    progress: &mut dyn FnMut(usize, u32, usize, f64),
+) -> Result<Outcome, String> {
+    let budget = Budget::of_scope(scope);
+    let model = CallSystem::new(prog, scope, budget.clone());
+    let sys = CSystem::new(model, binary.to_path_buf(), Duration::from_secs(20))?;
+    let cfg = Config {
+        max_depth: scope.max_depth,
+        max_states: scope.max_states,
+        threads: threads.max(1),
+        batch: 64,
+    };
+    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, progress);
+    let skipped = sys
+        .counts
+        .skipped
+        .lock()
+        .expect("counts")
+        .iter()
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let known: Vec<(&'static str, usize)> = sys
+        .counts
+        .known
+        .lock()
+        .expect("counts")
+        .iter()
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    Ok(Outcome {
+        verdict,
+        stats,
+        skipped,
+        c_calls: sys.counts.c_calls.load(Ordering::Relaxed),
+        replays: sys.counts.replays.load(Ordering::Relaxed),
+        harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
+        known,
+    })
+}
+
+/// Both cores (at most 8): one harness process per search thread.
+pub fn default_threads() -> usize {
+    Config::cores()
+}

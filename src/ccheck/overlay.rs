@@ -1,0 +1,169 @@
+//! A patched copy of a kernel tree, for `check --kernel DIR --patch FILE`: the tree's
+//! directories made again as real directories, each file a link to the tree's, except each
+//! file a patch or a C mutant edits, which is a copy. The directories must be real: an
+//! `#include "../../x.h"` in a file reached through a linked directory would resolve `..` in
+//! the tree itself and read the unpatched file. Patches and edits change only the
+//! copies, so the tree itself is never written; the harness build then reads the copy as if it
+//! were the tree (its cache key hashes the patched bytes, and [`Overlay::salt`] adds the
+//! patches and edit specs themselves).
+
+use std::path::{Component, Path, PathBuf};
+
+/// A patched copy of a tree (removed when dropped).
+pub struct Overlay {
+    dir: tempfile::TempDir,
+    tree: PathBuf,
+    /// Hash input naming every patch and edit applied, in order.
+    salt: Vec<u8>,
+    /// What was applied, for the report (`patch FILE`, `c-mutant NAME`).
+    pub applied: Vec<String>,
+}
+
+fn io(p: &Path, e: std::io::Error) -> String {
+    format!("{}: {e}", p.display())
+}
+
+/// `rel` as a relative path inside a tree: no `..`, no root.
+pub fn inside(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(rel);
+    let ok = !rel.is_empty()
+        && p.components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    ok.then(|| p.to_path_buf())
+}
+
+impl Overlay {
+    /// An overlay of `tree` in a fresh directory under `parent`.
+    pub fn new(tree: &Path, parent: &Path) -> Result<Overlay, String> {
+        let tree = tree.canonicalize().map_err(|e| io(tree, e))?;
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        let dir = tempfile::Builder::new()
+            .prefix(".patched.")
+            .tempdir_in(parent)
+            .map_err(|e| io(parent, e))?;
+        mirror(&tree, dir.path(), Path::new(""))?;
+        Ok(Overlay {
+            dir,
+            tree,
+            salt: Vec::new(),
+            applied: Vec::new(),
+        })
+    }
+
+    /// The copy's root: give it to the harness build in place of the tree.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The tree the copy is of.
+    pub fn tree(&self) -> &Path {
+        &self.tree
+    }
+
+    /// Bytes naming everything applied, for the build's cache key.
+    pub fn salt(&self) -> &[u8] {
+        &self.salt
+    }
+
+    pub(crate) fn note(&mut self, what: String, bytes: &[u8]) {
+        if self.salt.is_empty() {
+            // the layout of the copy (real directories), so that builds of an older layout,
+            // which read files through linked directories, are not reused
+            self.salt.extend_from_slice(b"overlay 2\0");
+        }
+        self.salt.extend_from_slice(what.as_bytes());
+        self.salt.push(0);
+        self.salt.extend_from_slice(bytes);
+        self.salt.push(0);
+        self.applied.push(what);
+    }
+
+    /// Make `rel` a real, writable file of the copy (a copy of the tree's, or absent when the
+    /// tree has none), every directory above it real. Returns its path in the copy.
+    pub fn materialise(&self, rel: &Path) -> Result<PathBuf, String> {
+        let here = self.dir.path().join(rel);
+        if let Some(parent) = here.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        let is_link = std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link {
+            let src = self.tree.join(rel);
+            std::fs::remove_file(&here).map_err(|e| io(&here, e))?;
+            std::fs::copy(&src, &here).map_err(|e| io(&src, e))?;
+        }
+        Ok(here)
+    }
+}
+
+/// Directories of the tree the harness build never reads: linked whole, not mirrored.
+const NOT_READ: &[&str] = &[
+    "kernel",
+    "tools/perf",
+    "tools/testing/selftests",
+    "tools/power",
+    "tools/bpf",
+    "tools/sched_ext",
+    "tools/net",
+    "tools/tracing",
+];
+
+/// Make `dst` a mirror of `src` (at `rel` in the tree): real directories, files linked.
+fn mirror(src: &Path, dst: &Path, rel: &Path) -> Result<(), String> {
+    for e in std::fs::read_dir(src).map_err(|e| io(src, e))? {
+        let e = e.map_err(|e| io(src, e))?;
+        let to = dst.join(e.file_name());
+        let r = rel.join(e.file_name());
+        if e.path().is_dir() && !NOT_READ.iter().any(|n| Path::new(n) == r) {
+            std::fs::create_dir(&to).map_err(|e| io(&to, e))?;
+            mirror(&e.path(), &to, &r)?;
+        } else {
+            std::os::unix::fs::symlink(e.path(), &to).map_err(|e| io(&to, e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_materialised_file_is_a_copy_and_the_tree_is_untouched() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("mm/sub")).unwrap();
+        std::fs::write(t.path().join("mm/vma.c"), "one\n").unwrap();
+        std::fs::write(t.path().join("mm/vma.h"), "h\n").unwrap();
+        std::fs::write(t.path().join("Makefile"), "m\n").unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let o = Overlay::new(t.path(), parent.path()).unwrap();
+        let p = o.materialise(Path::new("mm/vma.c")).unwrap();
+        std::fs::write(&p, "two\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("mm/vma.c")).unwrap(),
+            "one\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(o.root().join("mm/vma.c")).unwrap(),
+            "two\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(o.root().join("mm/vma.h")).unwrap(),
+            "h\n"
+        );
+        assert!(std::fs::symlink_metadata(o.root().join("mm/vma.h"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(std::fs::symlink_metadata(o.root().join("Makefile"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(!std::fs::symlink_metadata(o.root().join("mm/sub"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(inside("../etc/passwd").is_none());
+        assert!(inside("/etc/passwd").is_none());
+        assert_eq!(inside("mm/vma.c"), Some(PathBuf::from("mm/vma.c")));
+    }
+}

@@ -1,0 +1,412 @@
+//! The search of the C as a [`TransitionSystem`] on the project's checker core. The search is
+//! stateless: a state is the call sequence that reached it (and a fingerprint), and the C world
+//! is rebuilt for each successor by replaying that sequence from `reset` in a harness process,
+//! then making the new call and dumping the world. The replays of one state's successors go to
+//! the harness as one pipelined batch; each worker thread of the search has its own harness
+//! process (a pool), so both cores run C.
+//!
+//! The calls offered in a state are the scope's alphabet (`explore::alphabet`) in the model's
+//! world after the same sequence, each turned into its harness request as cdiff does
+//! (`cdiff::calls`); calls the harness cannot reach are counted and named, never run. A state
+//! is the pair (C world, model world): its fingerprint hashes the C's canonical dump and the
+//! model's world, so that the calls offered are a function of the state. The model's world
+//! also gives, at a failure, what the model says after the same calls (cdiff there).
+
+use super::invariants::{self, Violation};
+use crate::cdiff::calls::{drive, reset};
+use crate::cdiff::canon::Raw;
+use crate::cdiff::harness::{Died, Harness};
+use crate::cdiff::{cdump, run::model_lines};
+use crate::explore::alphabet;
+use crate::explore::budget::Budget;
+use crate::explore::checker::{Expansion, Start, TransitionSystem};
+use crate::explore::search::CallSystem;
+use crate::invariant::Invariant;
+use crate::oracle::sequences::Drive;
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A state: the calls from the initial world and their harness requests.
+#[derive(Clone, Debug)]
+pub struct CState {
+    pub calls: Vec<Call>,
+    reqs: Vec<Option<String>>,
+    fp: u64,
+}
+
+/// A failing C step.
+#[derive(Clone, Debug)]
+pub struct CFailure {
+    /// The invariant violated; `None` when the C crashed (a kernel BUG, a sanitizer report, a
+    /// hang).
+    pub invariant: Option<Invariant>,
+    pub what: String,
+    /// The C world's canonical lines after the failing call (empty when it crashed).
+    pub c: Vec<String>,
+    /// The model's canonical lines after the same calls.
+    pub model: Vec<String>,
+    /// The model's own checks failing on the same call, if they do.
+    pub model_failed: Option<String>,
+}
+
+/// Counts kept while the search runs.
+#[derive(Default)]
+pub struct Counts {
+    /// Calls the alphabet offered that the harness cannot reach: reason -> count.
+    pub skipped: Mutex<BTreeMap<String, usize>>,
+    /// Calls made on the C (replays included).
+    pub c_calls: AtomicU64,
+    /// Successors made on the C (one replayed sequence each).
+    pub replays: AtomicU64,
+    /// Harness processes started.
+    pub harnesses: AtomicU64,
+    /// Known findings tolerated (WARNs outside the callers' preconditions): name -> count.
+    pub known: Mutex<BTreeMap<&'static str, usize>>,
+}
+
+/// The C search.
+pub struct CSystem<'a> {
+    pub model: CallSystem<'a>,
+    binary: PathBuf,
+    timeout: Duration,
+    pool: Mutex<Vec<Harness>>,
+    pub counts: Counts,
+    w0: World,
+}
+
+fn hash_lines(lines: &[String], model: u64) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for l in lines {
+        h.update(l.as_bytes());
+        h.update(b"\n");
+    }
+    h.update(&model.to_le_bytes());
+    h.digest()
+}
+
+/// A C world judged.
+struct Judged {
+    lines: Vec<String>,
+    outside: Option<&'static str>,
+    v: Option<Violation>,
+}
+
+/// One successor being made: the call, its request, the model's world after it.
+struct Next {
+    call: Call,
+    req: Option<String>,
+    model: World,
+    model_failed: Option<String>,
+}
+
+impl<'a> CSystem<'a> {
+    pub fn new(model: CallSystem<'a>, binary: PathBuf, timeout: Duration) -> Result<Self, String> {
+        let w0 = crate::cdiff::run::initial_world(model.scope)?;
+        Ok(CSystem {
+            w0: model.canonical(&w0),
+            model,
+            binary,
+            timeout,
+            pool: Mutex::new(Vec::new()),
+            counts: Counts::default(),
+        })
+    }
+
+    fn harness(&self) -> Result<Harness, Died> {
+        if let Some(h) = self.pool.lock().expect("pool").pop() {
+            return Ok(h);
+        }
+        self.counts.harnesses.fetch_add(1, Ordering::Relaxed);
+        Harness::start(&self.binary, self.timeout)
+    }
+
+    fn give_back(&self, h: Harness) {
+        self.pool.lock().expect("pool").push(h);
+    }
+
+    /// The model's world after `calls` (the state's model half).
+    fn model_world(&self, calls: &[Call]) -> World {
+        let mut w = self.w0.clone();
+        for c in calls {
+            let _ = self.model.apply(&mut w, c);
+            w = self.model.canonical(&w);
+        }
+        w
+    }
+
+    fn model_fp(w: &World) -> u64 {
+        crate::world::fingerprint::stable_hash(w)
+    }
+
+    /// The batch of requests that rebuilds `path` + `req` from reset and dumps it.
+    fn script(&self, path: &[Option<String>], req: &Option<String>, out: &mut String) {
+        out.push_str(&reset(&self.w0));
+        out.push('\n');
+        for r in path.iter().chain(std::iter::once(req)).flatten() {
+            out.push_str(r);
+            out.push('\n');
+        }
+        out.push_str("dump\n");
+    }
+
+    /// Read the replies of one script: the C world's raw dump.
+    fn read_one(
+        &self,
+        h: &mut Harness,
+        path: &[Option<String>],
+        req: &Option<String>,
+    ) -> Result<Vec<String>, Died> {
+        let r = h.reply()?;
+        if r != "ok 0" {
+            return Err(Died {
+                what: format!("reset refused: {r}"),
+            });
+        }
+        for q in path.iter().chain(std::iter::once(req)).flatten() {
+            let r = h.reply()?;
+            if !r.starts_with("ok ") {
+                return Err(Died {
+                    what: format!("the harness refused `{q}`: {r}"),
+                });
+            }
+            self.counts.c_calls.fetch_add(1, Ordering::Relaxed);
+        }
+        h.dump_reply()
+    }
+
+    /// The C world of each successor, in order, as far as the harness got: a death ends the
+    /// list with the error for the successor it died in.
+    fn run_batch(
+        &self,
+        path: &[Option<String>],
+        nexts: &[Next],
+    ) -> Result<Vec<Result<Vec<String>, Died>>, String> {
+        let mut h = self.harness().map_err(|d| d.what)?;
+        let mut text = String::new();
+        for n in nexts {
+            self.script(path, &n.req, &mut text);
+        }
+        let mut out = Vec::new();
+        let sent = h.send(&text);
+        if let Err(d) = sent {
+            // nothing read yet: a fresh harness replays them one by one below
+            drop(h);
+            return self.one_by_one(path, nexts, d);
+        }
+        for n in nexts {
+            self.counts.replays.fetch_add(1, Ordering::Relaxed);
+            match self.read_one(&mut h, path, &n.req) {
+                Ok(lines) => out.push(Ok(lines)),
+                Err(d) => {
+                    out.push(Err(d));
+                    drop(h);
+                    return Ok(out);
+                }
+            }
+        }
+        self.give_back(h);
+        Ok(out)
+    }
+
+    /// After a batch could not even be sent: each successor alone, on a fresh harness.
+    fn one_by_one(
+        &self,
+        path: &[Option<String>],
+        nexts: &[Next],
+        first: Died,
+    ) -> Result<Vec<Result<Vec<String>, Died>>, String> {
+        let mut out = Vec::new();
+        for n in nexts {
+            let mut h = self.harness().map_err(|d| d.what)?;
+            let mut text = String::new();
+            self.script(path, &n.req, &mut text);
+            self.counts.replays.fetch_add(1, Ordering::Relaxed);
+            let r = h
+                .send(&text)
+                .and_then(|_| self.read_one(&mut h, path, &n.req));
+            let died = r.is_err();
+            out.push(r);
+            if died {
+                return Ok(out);
+            }
+            self.give_back(h);
+        }
+        Err(format!(
+            "the harness died sending a batch but not on its own: {first}"
+        ))
+    }
+
+    fn fail(&self, inv: Option<Invariant>, what: String, c: Vec<String>, n: &Next) -> CFailure {
+        CFailure {
+            invariant: inv,
+            what,
+            c,
+            model: model_lines(&n.model),
+            model_failed: n.model_failed.clone(),
+        }
+    }
+
+    /// Check a C world reached by `req`: its canonical lines, the known finding that puts it
+    /// outside the callers' preconditions if one does, and the violation if there is one.
+    fn judge(&self, dump: &[String], req: &Option<String>) -> Result<Judged, String> {
+        let mut raw: Raw = cdump::parse(dump)?;
+        let lines = raw.canonical();
+        let outside = raw
+            .notes
+            .iter()
+            .find_map(|n| super::known::tolerated_warn(req.as_deref().unwrap_or(""), n));
+        if outside.is_some() {
+            raw.notes.retain(|n| !n.starts_with("C warn "));
+        }
+        let v = invariants::check(&raw, self.model.scope.invariant_set());
+        Ok(Judged { lines, outside, v })
+    }
+}
+
+impl TransitionSystem for CSystem<'_> {
+    type State = CState;
+    type Action = Call;
+    type Failure = CFailure;
+
+    fn initial(&self) -> Result<CState, Start<CFailure>> {
+        let n = Next {
+            call: Call {
+                func: String::new(),
+                args: Vec::new(),
+            },
+            req: None,
+            model: self.w0.clone(),
+            model_failed: None,
+        };
+        let r = self
+            .run_batch(&[], std::slice::from_ref(&n))
+            .map_err(Start::Error)?;
+        let dump = match r.into_iter().next() {
+            Some(Ok(d)) => d,
+            Some(Err(d)) => return Err(Start::Error(format!("the harness died at reset: {d}"))),
+            None => return Err(Start::Error("the harness answered nothing".into())),
+        };
+        let j = self.judge(&dump, &None).map_err(Start::Error)?;
+        if let Some(v) = j.v {
+            return Err(Start::Failure(self.fail(
+                Some(v.invariant),
+                v.what,
+                j.lines,
+                &n,
+            )));
+        }
+        Ok(CState {
+            calls: Vec::new(),
+            reqs: Vec::new(),
+            fp: hash_lines(&j.lines, Self::model_fp(&self.w0)),
+        })
+    }
+
+    fn fingerprint(&self, s: &CState) -> u64 {
+        s.fp
+    }
+
+    fn expand(
+        &self,
+        s: &CState,
+        _depth: u32,
+        budget: &Budget,
+    ) -> Expansion<Call, CState, CFailure> {
+        let mut e = Expansion::default();
+        if let Some(why) = budget.spent() {
+            e.stopped = Some(why);
+            return e;
+        }
+        let w = self.model_world(&s.calls);
+        let mut nexts = Vec::new();
+        for call in alphabet::calls(self.model.scope, self.model.prog, &w) {
+            let req = match drive(&w, &call) {
+                Ok(Drive::Op(r)) => r,
+                Ok(Drive::Skip(why)) => {
+                    *self
+                        .counts
+                        .skipped
+                        .lock()
+                        .expect("counts")
+                        .entry(why)
+                        .or_default() += 1;
+                    continue;
+                }
+                Err(err) => {
+                    e.stopped = Some(format!("{call}: cannot make its harness request: {err}"));
+                    return e;
+                }
+            };
+            let mut next = w.clone();
+            let out = self.model.apply(&mut next, &call);
+            let model_failed = out.failure.map(|f| {
+                f.invariant()
+                    .map_or("a model fault", |i| i.name())
+                    .to_string()
+            });
+            nexts.push(Next {
+                call,
+                req,
+                model: self.model.canonical(&next),
+                model_failed,
+            });
+        }
+        let results = match self.run_batch(&s.reqs, &nexts) {
+            Ok(r) => r,
+            Err(why) => {
+                e.stopped = Some(why);
+                return e;
+            }
+        };
+        for (n, r) in nexts.into_iter().zip(results) {
+            let dump = match r {
+                Ok(d) => d,
+                Err(d) => {
+                    let what = format!("the C crashed: {d}");
+                    e.failure = Some((Some(n.call.clone()), self.fail(None, what, Vec::new(), &n)));
+                    return e;
+                }
+            };
+            let j = match self.judge(&dump, &n.req) {
+                Ok(x) => x,
+                Err(why) => {
+                    e.stopped = Some(why);
+                    return e;
+                }
+            };
+            let lines = j.lines;
+            if let Some(v) = j.v {
+                let f = self.fail(Some(v.invariant), v.what, lines, &n);
+                e.failure = Some((Some(n.call), f));
+                return e;
+            }
+            if let Some(k) = j.outside {
+                // a world the kernel's callers never make: not explored further
+                *self
+                    .counts
+                    .known
+                    .lock()
+                    .expect("counts")
+                    .entry(k)
+                    .or_default() += 1;
+                continue;
+            }
+            let mut reqs = s.reqs.clone();
+            reqs.push(n.req);
+            let mut calls = s.calls.clone();
+            calls.push(n.call.clone());
+            let fp = hash_lines(&lines, Self::model_fp(&n.model));
+            e.succs.push((n.call, CState { calls, reqs, fp }));
+        }
+        e
+    }
+
+    fn action_bytes(&self, c: &Call) -> usize {
+        c.func.capacity() + c.args.capacity() * std::mem::size_of::<crate::exec::host::Value>()
+    }
+}

@@ -1,0 +1,203 @@
+//! `rmapcheck check --kernel DIR [--patch FILE]... [--c-mutant SPEC]...`: the kernel tree's
+//! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
+//! with the sequential invariants checked after every call (docs/CHECK-C.md).
+
+use super::check::TraceFormat;
+use super::load_model;
+use super::{CmdError, CmdResult, Exit};
+use crate::ccheck::{self, cmutant, report, Source};
+use crate::explore::checker::Verdict;
+use crate::explore::scope::Scope;
+use crate::world::scenario::Call;
+use crate::world::World;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Options of `check --kernel`.
+#[derive(Clone, Debug)]
+pub struct CcheckArgs {
+    /// The model that chooses the calls offered and is compared at a failure.
+    pub model: PathBuf,
+    pub kernel: PathBuf,
+    pub patches: Vec<PathBuf>,
+    /// C mutant specs (files, or directories of `*.toml`).
+    pub mutants: Vec<PathBuf>,
+    pub scope: Option<String>,
+    pub max_depth: Option<u32>,
+    pub format: TraceFormat,
+    pub threads: Option<usize>,
+    pub progress: bool,
+}
+
+fn bad(e: impl std::fmt::Display) -> CmdError {
+    CmdError::line(format_args!("rmapcheck check --kernel: {e}"))
+}
+
+/// Exit 0 holds, 1 a counterexample in the C, 2 bad input (a diff that does not apply, an
+/// anchor not found, no tree), 3 incomplete.
+pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
+    if !matches!(a.format, TraceFormat::Text | TraceFormat::Json) {
+        return Err(bad("--format: the C search writes text or json"));
+    }
+    let prog = load_model(&a.model).map_err(CmdError::text)?;
+    let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
+    if let Some(d) = a.max_depth {
+        scope.max_depth = d;
+    }
+    if scope.max_depth == 0 {
+        return Err(bad("depth 0 makes no call"));
+    }
+    let mut mutants = Vec::new();
+    for m in &a.mutants {
+        if m.is_dir() {
+            mutants.extend(cmutant::load_dir(m).map_err(bad)?);
+        } else {
+            mutants.push(cmutant::load(m).map_err(bad)?);
+        }
+    }
+    let src = Source {
+        kernel: a.kernel.clone(),
+        patches: a.patches.clone(),
+        mutants,
+    };
+    let prep = ccheck::prepare(&src).map_err(bad)?;
+    let release = &prep.built.release;
+    let mut head = vec![format!(
+        "check --kernel {} ({release}){}",
+        a.kernel.display(),
+        if prep.applied.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", prep.applied.join(", "))
+        }
+    )];
+    head.push(format!(
+        "  {}; model {} chooses the calls",
+        scope.summary(),
+        a.model.display()
+    ));
+    head.push(format!("  {}", report::invariants_line()));
+    head.push(format!(
+        "  harness {} ({} in {:.1} s)",
+        prep.built.binary.display(),
+        if prep.built.compiled {
+            "built"
+        } else {
+            "cached"
+        },
+        prep.built.seconds
+    ));
+    let text = matches!(a.format, TraceFormat::Text);
+    {
+        let w: &mut dyn Write = if text { out } else { err };
+        for l in &head {
+            writeln!(w, "{l}")?;
+        }
+    }
+    let bar = super::progress::Bar::new(a.progress, "check --kernel");
+    let threads = a.threads.unwrap_or_else(ccheck::default_threads);
+    let o = ccheck::search(
+        &prog,
+        &scope,
+        &prep.built.binary,
+        threads,
+        &mut |s, d, f, secs| {
+            bar.report(&format!(
+                "C: {s} states, depth {d}, frontier {f}, {secs:.0}s"
+            ))
+        },
+    );
+    bar.finish();
+    let o = o.map_err(bad)?;
+    if o.stats.transitions == 0 && !matches!(o.verdict, Verdict::FailedInitial(_)) {
+        if let Verdict::Error(e) = &o.verdict {
+            return Err(bad(e));
+        }
+        return Err(bad("the search made no call on the C"));
+    }
+    let (line, found, incomplete) = report::verdict_line(&o, scope.max_depth);
+    let mut skipped = Vec::new();
+    for (why, n) in &o.skipped {
+        skipped.push(format!(
+            "  calls offered but not reachable by the harness: {n} x {why}"
+        ));
+    }
+    for (name, n) in &o.known {
+        let ev = ccheck::known::ALL
+            .iter()
+            .find(|k| k.name == *name)
+            .map_or("", |k| k.evidence);
+        skipped.push(format!(
+            "  known finding {name}: {n} call(s) outside the callers' preconditions, their worlds not explored further ({ev})"
+        ));
+    }
+    let (calls, failure): (Vec<Call>, _) = match &o.verdict {
+        Verdict::Failed { path, failure } => (path.clone(), Some(failure)),
+        Verdict::FailedInitial(f) => (Vec::new(), Some(f)),
+        _ => (Vec::new(), None),
+    };
+    let kcalls = failure.map(|_| kernel_calls(&prog, &scope, &calls));
+    if text {
+        for s in &skipped {
+            writeln!(out, "{s}")?;
+        }
+        writeln!(out, "{}: {line}", a.kernel.display())?;
+        if let (Some(f), Some(k)) = (failure, &kcalls) {
+            write!(out, "{}", report::text(k, f))?;
+        }
+    } else {
+        for s in &skipped {
+            writeln!(err, "{s}")?;
+        }
+        writeln!(err, "{}: {line}", a.kernel.display())?;
+        let doc = serde_json::json!({
+            "kernel": a.kernel.display().to_string(),
+            "release": release,
+            "applied": prep.applied,
+            "scope": scope.summary(),
+            "invariants": report::invariants_line(),
+            "verdict": line,
+            "states": o.stats.states,
+            "transitions": o.stats.transitions,
+            "c_calls": o.c_calls,
+            "seconds": o.stats.seconds,
+            "counterexample": match (failure, &kcalls) {
+                (Some(f), Some(k)) => report::json(k, f),
+                _ => serde_json::Value::Null,
+            },
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )?;
+    }
+    Ok(if found {
+        Exit::Found
+    } else if incomplete {
+        Exit::Incomplete
+    } else {
+        Exit::Ok
+    })
+}
+
+/// The calls of a counterexample in kernel form, along the model's worlds.
+fn kernel_calls(
+    prog: &crate::lang::Program,
+    scope: &Scope,
+    calls: &[Call],
+) -> Vec<report::KernelCall> {
+    let sys = crate::explore::search::CallSystem::new(
+        prog,
+        scope,
+        crate::explore::budget::Budget::unlimited(),
+    );
+    let w0: World = match crate::cdiff::run::initial_world(scope) {
+        Ok(w) => sys.canonical(&w),
+        Err(_) => World::default(),
+    };
+    report::kernel_calls(&w0, calls, &|w, c| {
+        let _ = sys.apply(w, c);
+        *w = sys.canonical(w);
+    })
+}

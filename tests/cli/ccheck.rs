@@ -1,0 +1,138 @@
+//! `rmapcheck check --kernel`: the unpatched tree's C holds at depth 3 of the default scope;
+//! every C mutant of cmutants/ gives a counterexample at the default scope with the
+//! invariant its spec names; a diff that does not apply is exit 2 naming the hunk, and the
+//! tree is not written.
+//!
+//! The tree comes from `RMAPCHECK_KERNEL_SRC`, else from the cache of scripts/fetch-kernel.sh
+//! (`$RMAPCHECK_KERNEL_CACHE` or `$HOME/.cache/rmapcheck/kernel`, file `current`). Without
+//! one, each test fails when `CI` is set and otherwise prints a SKIPPED line.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn tree() -> Option<PathBuf> {
+    let from_env = std::env::var_os("RMAPCHECK_KERNEL_SRC").map(PathBuf::from);
+    let cached = || {
+        let cache = std::env::var_os("RMAPCHECK_KERNEL_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rmapcheck/kernel"))
+            })?;
+        let p = std::fs::read_to_string(cache.join("current")).ok()?;
+        Some(PathBuf::from(p.trim()))
+    };
+    match from_env.or_else(cached) {
+        Some(t) if t.join("mm/vma.c").is_file() => Some(t),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but no kernel tree was found: run scripts/fetch-kernel.sh and set \
+                 RMAPCHECK_KERNEL_SRC"
+            );
+            eprintln!(
+                "SKIPPED: no kernel tree (set RMAPCHECK_KERNEL_SRC or run scripts/fetch-kernel.sh)"
+            );
+            None
+        }
+    }
+}
+
+fn check(args: &[&str]) -> Option<(i32, String, String)> {
+    let t = tree()?;
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("check")
+        .arg("--kernel")
+        .arg(&t)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap();
+    Some((
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    ))
+}
+
+#[test]
+fn the_unpatched_tree_holds_at_depth_three() {
+    let Some((rc, out, err)) = check(&["--max-depth", "3"]) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("holds up to depth 3"), "{out}");
+    assert!(out.contains("checked on the C: rb-shape"), "{out}");
+    assert!(out.contains("not checked: walker-complete"), "{out}");
+}
+
+#[test]
+fn every_c_mutant_is_caught_at_the_default_scope() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cmutants");
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 4, "{specs:?}");
+    for s in specs {
+        let text = std::fs::read_to_string(&s).unwrap();
+        let caught_by = text
+            .lines()
+            .find_map(|l| l.strip_prefix("caught_by = "))
+            .unwrap()
+            .trim_matches('"')
+            .to_string();
+        let Some((rc, out, err)) = check(&["--c-mutant", s.to_str().unwrap()]) else {
+            return;
+        };
+        assert_eq!(rc, 1, "{}: {out}{err}", s.display());
+        assert!(
+            out.contains(&format!("COUNTEREXAMPLE in the C: {caught_by} after call")),
+            "{}: {out}",
+            s.display()
+        );
+        assert!(out.contains("the C world after the failing call"), "{out}");
+        assert!(out.contains("  model: "), "{out}");
+    }
+}
+
+#[test]
+fn a_diff_that_does_not_apply_names_the_hunk_and_leaves_the_tree_alone() {
+    let Some(t) = tree() else { return };
+    let before = std::fs::read(t.join("mm/vma.c")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("bad.diff");
+    std::fs::write(
+        &p,
+        "--- a/mm/vma.c\n+++ b/mm/vma.c\n@@ -1,3 +1,3 @@\n no such line one\n-no such line two\n+replacement\n no such line three\n",
+    )
+    .unwrap();
+    let (rc, out, err) = check(&["--patch", p.to_str().unwrap()]).unwrap();
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(
+        err.contains("bad.diff:3:1: hunk #1 of mm/vma.c does not apply"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(t.join("mm/vma.c")).unwrap(), before);
+}
+
+#[test]
+fn a_mutant_whose_anchor_is_gone_is_bad_input() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("gone.toml");
+    std::fs::write(
+        &p,
+        "summary = \"s\"\nmodel_mutant = \"m\"\ncaught_by = \"augment\"\n\n[[edit]]\nfile = \"mm/vma.c\"\nfind = \"no such text in vma.c\"\nreplace = \"\"\n",
+    )
+    .unwrap();
+    let Some((rc, out, err)) = check(&["--c-mutant", p.to_str().unwrap()]) else {
+        return;
+    };
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(
+        err.contains("gone.toml:5:1: the anchor of edit 1 is not in the tree's mm/vma.c"),
+        "{err}"
+    );
+}
