@@ -16,8 +16,8 @@ mod findings;
 mod fuzz_cli;
 mod kdiff;
 mod layering;
-mod readme;
 mod minimise_cli;
+mod readme;
 mod report;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]
