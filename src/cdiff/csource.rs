@@ -163,6 +163,6 @@ mod tests {
         let e = remove(C, "x.h", &["nothere"], Def::Function).unwrap_err();
         assert!(e.contains("x.h: no function nothere"), "{e}");
         let e = replace_once(C, "x.h", "int", "long").unwrap_err();
-        assert!(e.contains("found it 3 times"), "{e}");
+        assert!(e.contains("found it 4 times"), "{e}");
     }
 }
