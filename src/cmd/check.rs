@@ -500,8 +500,9 @@ impl Run<'_> {
                     TraceFormat::Text => {
                         writeln!(self.out, "\n{rendered}")?;
                         write!(self.out, "{}", consequence::production_note(&outcome))?;
-                        if let Some(w) =
-                            rep.as_ref().and_then(|r| consequence::worst_text(r, &prog))
+                        if let Some(w) = rep
+                            .as_ref()
+                            .and_then(|r| consequence::worst_text(r, &prog, self.a.reads))
                         {
                             writeln!(self.out, "\n{w}")?;
                         }
@@ -531,7 +532,10 @@ impl Run<'_> {
                 if self.a.format == TraceFormat::Text {
                     writeln!(self.out, "\n{rendered}")?;
                     write!(self.out, "{}", consequence::production_note(&outcome))?;
-                    if let Some(w) = rep.as_ref().and_then(|r| consequence::worst_text(r, &prog)) {
+                    if let Some(w) = rep
+                        .as_ref()
+                        .and_then(|r| consequence::worst_text(r, &prog, self.a.reads))
+                    {
                         writeln!(self.out, "\n{w}")?;
                     }
                 }

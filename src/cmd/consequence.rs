@@ -56,11 +56,12 @@ fn wrap(text: &str) -> String {
     out
 }
 
-/// The trace of the worst consequence, rendered, under a heading.
-pub(crate) fn worst_text(rep: &Report, prog: &Program) -> Option<String> {
+/// The trace of the worst consequence, rendered (with the plain field reads when `reads`),
+/// under a heading.
+pub(crate) fn worst_text(rep: &Report, prog: &Program, reads: bool) -> Option<String> {
     let (inv, class, o) = rep.worst()?;
     let rendered = match o {
-        Outcome::Counterexample(t) => crate::trace::text::render(t, prog),
+        Outcome::Counterexample(t) => crate::trace::text::render_with(t, prog, reads),
         Outcome::Interleaving(t) => crate::trace::interleaved::render(t, prog),
         _ => return None,
     };

@@ -154,7 +154,7 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
             let (&start, _) = w.mms[m].vmas.range(addr..).next().expect("a stack above");
             let top = pages[m][&start];
             for p in addr..start {
-                pages[m].insert(p, (None, top.1 - (start - p), false, true));
+                pages[m].insert(p, (None, top.1 - (start - p), top.2, top.3));
             }
         }
         "sys_mremap_move_shrink" | "sys_mremap_dontunmap" => {
@@ -184,7 +184,8 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
             }
         }
         "do_stack_fault_up" => {
-            // the stack below the address grows up to cover it; its pgoff stays
+            // the stack below the address grows up to cover it; its pgoff stays, and the new
+            // pages take the stack's flags (mprotect keeps VM_GROWSUP on a read-only stack)
             let addr = int(&a[1]);
             let (_, &(end, _)) = w.mms[m]
                 .vmas
@@ -193,7 +194,7 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
                 .expect("a stack below");
             let last = pages[m][&(end - 1)];
             for p in end..=addr {
-                pages[m].insert(p, (None, last.1 + (p - end + 1), false, true));
+                pages[m].insert(p, (None, last.1 + (p - end + 1), last.2, last.3));
             }
         }
         "sys_fork" => {
