@@ -15,6 +15,7 @@ mod drift;
 mod findings;
 mod fuzz_cli;
 mod kdiff;
+mod kernel_tree;
 mod layering;
 mod minimise_cli;
 mod readme;
