@@ -114,41 +114,8 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
     if let Some(d) = a.max_depth {
         scope.max_depth = d;
     }
-    let (gen, text) = match (a.sample, a.walks) {
-        (Some(_), Some(_)) => return Err(bad("--sample and --walks exclude each other")),
-        (Some(0), _) | (_, Some(0)) => return Err(bad("no sequence to run (count 0)")),
-        (Some(count), None) => (
-            Gen::Sample {
-                count,
-                depth: scope.max_depth,
-                seed: a.seed,
-            },
-            format!(
-                "{count} sampled sequences of depth {} (seed {})",
-                scope.max_depth, a.seed
-            ),
-        ),
-        (None, Some(count)) => (
-            Gen::Walks {
-                count,
-                length: a.length,
-                seed: a.seed,
-            },
-            format!(
-                "{count} random walks of length {} (seed {})",
-                a.length, a.seed
-            ),
-        ),
-        (None, None) => (
-            Gen::All {
-                depth: scope.max_depth,
-            },
-            format!("every sequence of depth <= {}", scope.max_depth),
-        ),
-    };
-    if scope.max_depth == 0 || (a.walks.is_some() && a.length == 0) {
-        return Err(bad("depth 0 makes no call"));
-    }
+    let (gen, text) =
+        Gen::from_options(scope.max_depth, a.sample, a.walks, a.length, a.seed).map_err(bad)?;
     let sequence = a.sequence.as_deref().map(parse_sequence).transpose()?;
     let b = build::build(&a.kernel).map_err(bad)?;
     if a.build_only {

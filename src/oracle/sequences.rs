@@ -76,6 +76,48 @@ pub enum Gen {
     },
 }
 
+impl Gen {
+    /// The generator the `--max-depth`, `--sample`, `--walks`, `--length` and `--seed` options
+    /// of `kdiff` and `cdiff` ask for, with its description for the report; an error (the
+    /// message alone) when the options exclude each other or ask for no call.
+    pub fn from_options(
+        max_depth: u32,
+        sample: Option<usize>,
+        walks: Option<usize>,
+        length: u32,
+        seed: u64,
+    ) -> Result<(Gen, String), &'static str> {
+        let chosen = match (sample, walks) {
+            (Some(_), Some(_)) => return Err("--sample and --walks exclude each other"),
+            (Some(0), _) | (_, Some(0)) => return Err("no sequence to run (count 0)"),
+            (Some(count), None) => (
+                Gen::Sample {
+                    count,
+                    depth: max_depth,
+                    seed,
+                },
+                format!("{count} sampled sequences of depth {max_depth} (seed {seed})"),
+            ),
+            (None, Some(count)) => (
+                Gen::Walks {
+                    count,
+                    length,
+                    seed,
+                },
+                format!("{count} random walks of length {length} (seed {seed})"),
+            ),
+            (None, None) => (
+                Gen::All { depth: max_depth },
+                format!("every sequence of depth <= {max_depth}"),
+            ),
+        };
+        if max_depth == 0 || (walks.is_some() && length == 0) {
+            return Err("depth 0 makes no call");
+        }
+        Ok(chosen)
+    }
+}
+
 /// What generation counted besides the sequences.
 #[derive(Clone, Debug, Default)]
 pub struct GenStats {
