@@ -62,6 +62,10 @@ enum Cmd {
         /// scope's `commute` field).
         #[arg(long)]
         commute: bool,
+        /// Search every state: no symmetry reduction (by default on in each scope without
+        /// walkers; the same verdicts and counterexample lengths, more states).
+        #[arg(long, conflicts_with_all = ["symmetry", "file_symmetry", "commute"])]
+        unreduced: bool,
         /// Which engine runs the calls: compiled (the model decoded once, each call run to its
         /// end in one loop) or reference (the step-by-step interpreter); the same states and
         /// verdicts. Traces are always recorded with the reference interpreter.
@@ -377,6 +381,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             symmetry,
             file_symmetry,
             commute,
+            unreduced,
             engine,
             audit,
             reads,
@@ -417,6 +422,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
                 symmetry,
                 file_symmetry,
                 commute,
+                unreduced,
                 engine,
                 audit,
                 reads,

@@ -124,6 +124,11 @@ pub struct Scope {
     /// The scope file this scope was read from (none: built in or made in code).
     #[serde(skip)]
     pub source: Option<String>,
+    /// Whether the scope file names a reduction (`symmetry`, `file_symmetry` or `commute`):
+    /// `check` then leaves the reductions as the file sets them instead of turning the
+    /// symmetry reductions on by default.
+    #[serde(skip)]
+    pub reductions_set: bool,
 }
 
 impl Default for Scope {
@@ -156,6 +161,7 @@ impl Default for Scope {
             commute: false,
             engine: Engine::default(),
             source: None,
+            reductions_set: false,
         }
     }
 }
@@ -225,7 +231,7 @@ impl Scope {
     /// Parse and validate a scope; errors read `line:col: message`, at the key a validation
     /// error is about.
     pub fn parse(text: &str) -> Result<Scope, ScopeError> {
-        let s: Scope = crate::toml_diag::parse(text).map_err(|e| match e.split_once(": ") {
+        let mut s: Scope = crate::toml_diag::parse(text).map_err(|e| match e.split_once(": ") {
             // an unknown invariant is placed at the `invariants` key, like a bad value
             Some((_, msg)) if msg.starts_with("unknown invariant ") => {
                 let (line, col) = locate_key(text, "invariants");
@@ -237,6 +243,11 @@ impl Scope {
             }
             _ => ScopeError::Syntax(e),
         })?;
+        s.reductions_set = text.parse::<toml::Table>().is_ok_and(|t| {
+            ["symmetry", "file_symmetry", "commute"]
+                .iter()
+                .any(|k| t.contains_key(*k))
+        });
         s.validate().map_err(|message| {
             let key = message.split([' ', ':']).next().unwrap_or("");
             let (line, col) = locate_key(text, key);
@@ -338,6 +349,16 @@ impl Scope {
         Ok(())
     }
 
+    /// The reductions `check` turns on by default: the symmetry reductions over mms and
+    /// files, where they apply (no walkers, no sleep sets). They change the states counted,
+    /// never a verdict or a counterexample's length.
+    pub fn reduce_by_default(&mut self) {
+        if self.walkers == 0 && !self.commute {
+            self.symmetry = true;
+            self.file_symmetry = true;
+        }
+    }
+
     /// The initial world: one empty mm and the scope's files.
     pub fn initial_scenario(&self) -> Scenario {
         let mut file: Vec<FileSpec> = (0..self.files)
@@ -413,7 +434,8 @@ impl Scope {
             list_or(&self.invariants, "all"),
             // named only when on, so that the default line stays as it was
             if self.symmetry { ", symmetry on" } else { "" },
-            if self.file_symmetry {
+            // with one regular file there is nothing to exchange
+            if self.file_symmetry && self.files >= 2 {
                 ", file symmetry on"
             } else {
                 ""

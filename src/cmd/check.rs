@@ -60,6 +60,8 @@ pub struct CheckArgs {
     pub file_symmetry: bool,
     /// Turn the commuting-calls reduction on (`src/explore/commute.rs`).
     pub commute: bool,
+    /// Search the unreduced worlds: no symmetry reduction by default.
+    pub unreduced: bool,
     /// The engine that runs the calls (the same states and verdicts either way).
     pub engine: crate::scope::Engine,
     /// Cross-check the search (`check::crosscheck`): a difference makes `holds` `incomplete`.
@@ -144,19 +146,44 @@ pub(crate) fn effective_scopes(a: &CheckArgs) -> Result<Vec<Scope>, String> {
         || a.symmetry
         || a.file_symmetry
         || a.commute;
-    if narrowed {
-        return Ok(vec![effective_scope(a)?]);
-    }
-    let mut passes = crate::explore::plan::every_path();
-    for s in &mut passes {
-        if let Some(d) = a.max_depth {
-            s.max_depth = d;
-            s.walker_depth = s.walker_depth.min(d);
+    let mut scopes = if narrowed {
+        vec![effective_scope(a)?]
+    } else {
+        let mut passes = crate::explore::plan::every_path();
+        for s in &mut passes {
+            if let Some(d) = a.max_depth {
+                s.max_depth = d;
+                s.walker_depth = s.walker_depth.min(d);
+            }
+            s.engine = a.engine;
         }
-        s.engine = a.engine;
+        passes
+    };
+    for s in &mut scopes {
+        default_reductions(a, s);
         s.validate()?;
     }
-    Ok(passes)
+    Ok(scopes)
+}
+
+/// Turn the symmetry reductions over mms and files on, as `check` does by default, in a scope
+/// whose search they apply to: an exhaustive single-process search without walkers (a
+/// counterexample against walkers could not be mapped back) that neither `--unreduced`,
+/// `--audit`, a reduction flag nor the scope file settles otherwise. The reductions change
+/// the states counted, never a verdict or a counterexample's length (`world::symmetry`;
+/// `tests/model/reductions.rs` runs every model and mutant both ways).
+fn default_reductions(a: &CheckArgs, s: &mut Scope) {
+    let settled = a.unreduced
+        || a.audit
+        || a.symmetry
+        || a.file_symmetry
+        || a.commute
+        || a.simulate.is_some()
+        || a.cluster.is_some()
+        || s.reductions_set;
+    if !settled {
+        s.reduce_by_default();
+    }
 }
 
 /// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two

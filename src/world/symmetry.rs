@@ -11,6 +11,10 @@
 //! different candidates with the same 64-bit hash would make it depend on the order tried: the
 //! same odds as a fingerprint collision, which the search already accepts). It costs `m! * f!`
 //! plain canonicalisations for `m` mms and `f` regular files (2 mms at every built-in scope).
+//! Most worlds take a faster path to a representative of the same orbit: when the files stay
+//! in place and no two mms have the same signature (a hash of what each holds that no
+//! renumbering changes), the mms are sorted by signature and the world canonicalised once
+//! ([`World::canonical_up_to_into`] says why that is orbit-invariant too).
 //!
 //! Why no verdict changes:
 //! - An mm's id is only a name. It is the index into `World::mms` and the value of each VMA's
@@ -140,18 +144,104 @@ impl World {
 
     /// [`World::canonical_up_to`] written into `out`; without a reduction to make, `out`'s
     /// allocations are reused ([`World::canonical_into`]).
+    ///
+    /// The fast path: when the files are not permuted (one regular file, or no file symmetry)
+    /// and every mm has its own [`World::mm_signature`], the representative is the world with
+    /// its mms sorted by signature, one plain canonicalisation. The signature reads no object
+    /// id but file ids (which only file symmetry renumbers), so renumbering the mms permutes
+    /// the signatures with them: the sorted order, and so the representative, is the same for
+    /// every world of the orbit. Mms with equal signatures take the slow path, the least hash
+    /// over every ordering, as before: both paths pick from orbit-invariant candidates, but
+    /// they are different choices, so a world takes the fast path exactly when no two
+    /// signatures are equal, which is itself orbit-invariant.
     pub(crate) fn canonical_up_to_into(&self, mms: bool, files: bool, out: &mut World) {
-        if (mms && self.mms.len() >= 2) || files {
-            *out = self.canonical_up_to(mms, files);
-        } else {
-            self.canonical_into(out);
+        let files_fixed = !files || self.file_orders().len() == 1;
+        if !(mms && self.mms.len() >= 2) {
+            if files_fixed {
+                self.canonical_into(out);
+            } else {
+                *out = self.canonical_by_least_hash(mms, files);
+            }
+            return;
         }
+        match self.signature_order(files).filter(|_| files_fixed) {
+            Some(order) if order.iter().enumerate().all(|(i, &o)| o == i as u32) => {
+                self.canonical_into(out)
+            }
+            Some(order) => self.with_mm_order(&order).canonical_into(out),
+            None => *out = self.canonical_by_least_hash(mms, files),
+        }
+    }
+
+    /// The mms in the order of their signatures, or `None` when two signatures are equal.
+    fn signature_order(&self, files: bool) -> Option<Vec<u32>> {
+        let mut sigs: Vec<(u64, u32)> = (0..self.mms.len() as u32)
+            .map(|m| (self.mm_signature(m, files), m))
+            .collect();
+        sigs.sort_unstable();
+        if sigs.windows(2).any(|p| p[0].0 == p[1].0) {
+            return None;
+        }
+        Some(sigs.into_iter().map(|(_, m)| m).collect())
+    }
+
+    /// A hash of what an mm holds that no renumbering of objects changes: whether it is freed,
+    /// its map count, each VMA's range, offsets, flags, file (its id unless `files`, then only
+    /// whether it is /dev/zero), `vm_ops`, whether it has an anon_vma and how long its chain
+    /// is, and each pte's address and folio (a file folio's index and mapping id unless
+    /// `files`; an anonymous folio's index).
+    fn mm_signature(&self, m: u32, files: bool) -> u64 {
+        let mm = &self.mms[m as usize];
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        let mut put = |x: u64| h.update(&x.to_le_bytes());
+        put(u64::from(mm.freed));
+        put(mm.map_count as u64);
+        for (&start, &(end, v)) in mm.vmas.iter() {
+            let vma = &self.vmas[v as usize];
+            let file = match vma.vm_file {
+                None => 0,
+                Some(f) if files => 1 + u64::from(self.files[f as usize].dev_zero),
+                Some(f) => 3 + u64::from(f),
+            };
+            for x in [
+                start,
+                end,
+                vma.vm_pgoff,
+                vma.vm_anon_pgoff,
+                vma.vm_flags as u64,
+                file,
+                u64::from(vma.has_vm_ops),
+                u64::from(vma.anon_vma.is_some()) | (vma.anon_vma_chain.len() as u64) << 1,
+            ] {
+                put(x);
+            }
+        }
+        for (&addr, folio) in mm.ptes.iter() {
+            let (kind, index) = match *folio {
+                super::Folio::File { mapping, index } => {
+                    (if files { 1 } else { 2 + u64::from(mapping) }, index)
+                }
+                super::Folio::Anon(a) => (0, self.anon_folios[a as usize].index),
+            };
+            for x in [addr, kind, index] {
+                put(x);
+            }
+        }
+        h.digest()
     }
 
     /// The canonical form up to a renumbering of the mms (`mms`) and of the regular files
     /// (`files`); the plain canonical form when neither is asked for (see the module
     /// documentation).
     pub(crate) fn canonical_up_to(&self, mms: bool, files: bool) -> World {
+        let mut out = World::default();
+        self.canonical_up_to_into(mms, files, &mut out);
+        out
+    }
+
+    /// The representative among every ordering of the mms (and of the regular files): the
+    /// canonical form with the least stable hash.
+    fn canonical_by_least_hash(&self, mms: bool, files: bool) -> World {
         let mm_orders = if mms && self.mms.len() >= 2 {
             orderings(self.mms.len())
         } else {
@@ -217,6 +307,67 @@ mod tests {
             x.canonical_up_to(false, true),
             z.canonical_up_to(false, true)
         );
+    }
+
+    /// Two mms given in both orders: `a` and `b` are each one mm's VMAs (start, end, file).
+    fn two_mms(a: &[(u64, u64, &str)], b: &[(u64, u64, &str)]) -> World {
+        let mm = |vs: &[(u64, u64, &str)]| {
+            let mut t = String::from("[[mm]]\n");
+            for (s, e, f) in vs {
+                t += &format!("[[mm.vma]]\nstart = {s}\nend = {e}\n");
+                if !f.is_empty() {
+                    t += &format!("file = \"{f}\"\n");
+                }
+            }
+            t
+        };
+        let text = format!("[[file]]\nname = \"f0\"\n{}{}", mm(a), mm(b));
+        crate::world::scenario::Scenario::parse(&text)
+            .expect("scenario")
+            .build()
+            .expect("world")
+    }
+
+    #[test]
+    fn mms_with_their_own_signatures_take_the_fast_path_to_one_representative() {
+        let a = [(0, 2, "f0"), (3, 4, "")];
+        let b = [(1, 3, "")];
+        let (x, y) = (two_mms(&a, &b), two_mms(&b, &a));
+        assert_ne!(x.canonical(), y.canonical());
+        assert!(x.signature_order(false).is_some(), "distinct signatures");
+        assert_eq!(
+            x.canonical_up_to(true, false),
+            y.canonical_up_to(true, false)
+        );
+        // the fast path's representative is the least-hash one's orbit: both are renamings
+        let slow = x.canonical_by_least_hash(true, false);
+        let fast = x.canonical_up_to(true, false);
+        assert!(
+            [fast.clone(), fast.with_mm_order(&[1, 0]).canonical()].contains(&slow),
+            "the same orbit"
+        );
+    }
+
+    #[test]
+    fn mms_with_equal_signatures_take_the_least_hash() {
+        let a = [(0, 2, "f0")];
+        let x = two_mms(&a, &a);
+        assert!(x.signature_order(false).is_none(), "equal signatures");
+        assert_eq!(
+            x.canonical_up_to(true, false),
+            x.canonical_by_least_hash(true, false)
+        );
+    }
+
+    #[test]
+    fn a_signature_reads_no_mm_id() {
+        // the same mm content under either id has the same signature
+        let a = [(0, 2, "f0"), (3, 4, "")];
+        let b = [(1, 3, "")];
+        let (x, y) = (two_mms(&a, &b), two_mms(&b, &a));
+        assert_eq!(x.mm_signature(0, false), y.mm_signature(1, false));
+        assert_eq!(x.mm_signature(1, false), y.mm_signature(0, false));
+        assert_ne!(x.mm_signature(0, false), x.mm_signature(1, false));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `check --symmetry`: the scope line says so, a counterexample found with the reduction is
+//! `check --symmetry` (on by default, `--unreduced` off): the scope line says so, a counterexample found with the reduction is
 //! written as a trace that `replay` (which never reduces) reproduces, and the combinations the
 //! reduction cannot serve (`--simulate`, walkers) exit 2 with a message.
 
@@ -42,14 +42,33 @@ fn symmetry_refuses_simulate_and_walkers() {
 }
 
 #[test]
-fn the_default_scope_line_does_not_name_symmetry() {
-    let (rc, out) = rmapcheck(&[
-        "check",
-        "models/v7.3-rc4/baseline.rmap",
-        "--max-depth",
-        "1",
-        "--quiet",
-    ]);
+fn the_default_scope_line_names_symmetry_and_unreduced_does_not() {
+    let base = "models/v7.3-rc4/baseline.rmap";
+    let (rc, out) = rmapcheck(&["check", base, "--max-depth", "2", "--quiet"]);
+    assert_eq!(rc, 0, "{out}");
+    assert!(out.contains(", symmetry on;"), "{out}");
+    let reduced = states(&out);
+    let (rc, out) = rmapcheck(&["check", base, "--max-depth", "2", "--quiet", "--unreduced"]);
     assert_eq!(rc, 0, "{out}");
     assert!(!out.contains("symmetry"), "{out}");
+    // fork at depth 1 makes two mms; their orders merge at depth 2
+    assert!(states(&out) > reduced, "{out}");
+    // a flag that settles the reductions is refused beside --unreduced
+    let (rc, out) = rmapcheck(&["check", base, "--unreduced", "--symmetry"]);
+    assert_eq!(rc, 2, "{out}");
+}
+
+/// The state count of the first verdict line.
+fn states(out: &str) -> usize {
+    let line = out
+        .lines()
+        .find(|l| l.contains(" states, "))
+        .unwrap_or_else(|| panic!("a verdict line: {out}"));
+    let before = line.split(" states, ").next().unwrap();
+    before
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
 }
