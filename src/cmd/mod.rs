@@ -16,6 +16,7 @@ mod audit;
 pub mod ccheck;
 pub mod cdiff;
 pub mod check;
+pub mod check_scope;
 pub mod compare;
 mod consequence;
 pub mod diff;
