@@ -20,6 +20,7 @@ use std::time::Instant;
 const GLUE: &[(&str, &str)] = &[
     ("glue.h", include_str!("../../cglue/glue.h")),
     ("glue.c", include_str!("../../cglue/glue.c")),
+    ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),
@@ -39,7 +40,7 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "cdiff-build 2";
+const BUILD_VERSION: &str = "cdiff-build 3";
 
 /// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
 /// the rmap tree operations (the real ones), the page-table move (it must report the whole
