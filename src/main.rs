@@ -609,13 +609,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             cmd::replay::replay(&args, out)
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
-        Cmd::Cpatch { kernel, spec } => match rmapcheck::ccheck::cpatch::diff(&kernel, &spec) {
-            Ok(text) => {
-                out.write_all(text.as_bytes())?;
-                Ok(cmd::Exit::Ok)
-            }
-            Err(e) => Err(cmd::CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
-        },
+        Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {
             cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)
