@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rmapcheck's C harness, part 1: the recording glue behind glue.h (locks, WARN/BUG, the
- * checked tree wrappers, the anon_vma / anon_vma_chain registry) and the raw dump of the
- * world. Included by harness.c after mm/vma.c and the generated rmap_gen.c. Written for
- * rmapcheck; no kernel text in it.
+ * checked tree wrappers, whose checks are in treecheck.c, the anon_vma / anon_vma_chain
+ * registry) and the raw dump of the world. Included by harness.c after mm/vma.c and the
+ * generated rmap_gen.c. Written for rmapcheck; no kernel text in it.
  */
 
 #include <stdarg.h>
@@ -221,35 +221,58 @@ static void glue_check_anon_lock(const char *op, struct anon_vma *anon_vma)
 		glue_violation("%s without the anon_vma root rwsem held for write", op);
 }
 
+/*
+ * Each wrapper checks the lock, then the operation's precondition and, for an insert, the
+ * descent it will make (treecheck.c), then calls the kernel's function unless the
+ * precondition says it must not run.
+ */
+#include "treecheck.c"
+
 void glue_mapping_rmap_tree_insert(struct vm_area_struct *vma, struct address_space *mapping)
 {
-	glue_check_file_locks("mapping_rmap_tree_insert", mapping);
-	__real_mapping_rmap_tree_insert(vma, mapping);
+	static const char op[] = "mapping_rmap_tree_insert";
+
+	glue_check_file_locks(op, mapping);
+	if (glue_check_insert(op, &mapping->i_mmap.rb_root, &vma->shared.rb, glue_file_key))
+		__real_mapping_rmap_tree_insert(vma, mapping);
 }
 
 void glue_mapping_rmap_tree_insert_after(struct vm_area_struct *vma,
 		struct vm_area_struct *prev, struct address_space *mapping)
 {
-	glue_check_file_locks("mapping_rmap_tree_insert_after", mapping);
-	__real_mapping_rmap_tree_insert_after(vma, prev, mapping);
+	static const char op[] = "mapping_rmap_tree_insert_after";
+
+	glue_check_file_locks(op, mapping);
+	if (glue_check_insert_after(op, &mapping->i_mmap.rb_root, &vma->shared.rb,
+				    &prev->shared.rb, glue_file_key))
+		__real_mapping_rmap_tree_insert_after(vma, prev, mapping);
 }
 
 void glue_mapping_rmap_tree_remove(struct vm_area_struct *vma, struct address_space *mapping)
 {
-	glue_check_file_locks("mapping_rmap_tree_remove", mapping);
-	__real_mapping_rmap_tree_remove(vma, mapping);
+	static const char op[] = "mapping_rmap_tree_remove";
+
+	glue_check_file_locks(op, mapping);
+	if (glue_check_remove(op, &mapping->i_mmap.rb_root, &vma->shared.rb, glue_file_key))
+		__real_mapping_rmap_tree_remove(vma, mapping);
 }
 
 void glue_anon_rmap_tree_insert(struct anon_vma_chain *avc, struct anon_vma *anon_vma)
 {
-	glue_check_anon_lock("anon_rmap_tree_insert", anon_vma);
-	__real_anon_rmap_tree_insert(avc, anon_vma);
+	static const char op[] = "anon_rmap_tree_insert";
+
+	glue_check_anon_lock(op, anon_vma);
+	if (glue_check_insert(op, &anon_vma->rb_root.rb_root, &avc->rb, glue_anon_key))
+		__real_anon_rmap_tree_insert(avc, anon_vma);
 }
 
 void glue_anon_rmap_tree_remove(struct anon_vma_chain *avc, struct anon_vma *anon_vma)
 {
-	glue_check_anon_lock("anon_rmap_tree_remove", anon_vma);
-	__real_anon_rmap_tree_remove(avc, anon_vma);
+	static const char op[] = "anon_rmap_tree_remove";
+
+	glue_check_anon_lock(op, anon_vma);
+	if (glue_check_remove(op, &anon_vma->rb_root.rb_root, &avc->rb, glue_anon_key))
+		__real_anon_rmap_tree_remove(avc, anon_vma);
 }
 
 /* ---- the anon_vma / anon_vma_chain registry (rmap_gen.c allocates through it) --------- */

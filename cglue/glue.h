@@ -234,6 +234,13 @@ void glue_mapping_rmap_tree_remove(struct vm_area_struct *vma, struct address_sp
 void glue_anon_rmap_tree_insert(struct anon_vma_chain *avc, struct anon_vma *anon_vma);
 void glue_anon_rmap_tree_remove(struct anon_vma_chain *avc, struct anon_vma *anon_vma);
 
+/*
+ * The other functions mm/interval_tree.c defines (queries, and any helper a patch adds there),
+ * declared from their definitions at build time: rmap_gen.c compiles them after mm/vma.c, by
+ * their own names, without a wrapper.
+ */
+#include "rmap_protos.h"
+
 /* The registry of anon_vma and anon_vma_chain objects (glue.c); rmap_gen.c allocates
  * and frees through it. */
 struct kmem_cache;

@@ -310,6 +310,16 @@ enum Cmd {
         #[command(flatten)]
         input: CrashOpts,
     },
+    /// A C patch we wrote as an edit spec (cpatches/, docs/CHECK-C.md) printed as a unified
+    /// diff against a kernel tree, for `check --kernel DIR --patch`. Exit status: 0 printed,
+    /// 2 bad input (an anchor not in the tree, or in it more than once).
+    Cpatch {
+        /// The kernel source tree (only read).
+        #[arg(long)]
+        kernel: PathBuf,
+        /// The edit spec (TOML).
+        spec: PathBuf,
+    },
     /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
     /// print, validate) and print the results and the final tree.
     Tree {
@@ -605,6 +615,7 @@ fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
             cmd::replay::replay(&args, out)
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
+        Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {
             cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)

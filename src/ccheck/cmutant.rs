@@ -95,37 +95,43 @@ fn edit_line(text: &str, k: usize) -> usize {
         .map_or(1, |(i, _)| i + 1)
 }
 
+/// `text` (the tree's `e.file`, after earlier edits) with edit `k` (0-based) made: its anchor
+/// must occur exactly once; `at` (`SPEC:LINE:1`) prefixes an error.
+pub fn edit_text(text: &str, e: &Edit, k: usize, at: &str) -> Result<String, String> {
+    if e.find.is_empty() {
+        return Err(format!("{at}: an empty anchor"));
+    }
+    match text.matches(e.find.as_str()).count() {
+        1 => Ok(text.replacen(&e.find, &e.replace, 1)),
+        0 => Err(format!(
+            "{at}: the anchor of edit {} is not in the tree's {} (a tree this spec was not written for)",
+            k + 1,
+            e.file
+        )),
+        n => Err(format!(
+            "{at}: the anchor of edit {} occurs {n} times in the tree's {}: make it unique",
+            k + 1,
+            e.file
+        )),
+    }
+}
+
+/// Line (1-based) of the `k`-th `[[edit]]` header of a spec's text, as `SPEC:LINE:1`.
+pub fn edit_at(path: &Path, text: &str, k: usize) -> String {
+    format!("{}:{}:1", path.display(), edit_line(text, k))
+}
+
 /// Apply the spec's edits to the overlay, in order.
 pub fn apply(o: &mut Overlay, s: &Spec) -> Result<(), String> {
     let spec_text = std::fs::read_to_string(&s.path).unwrap_or_default();
     for (k, e) in s.edit.iter().enumerate() {
-        let at = format!("{}:{}:1", s.path.display(), edit_line(&spec_text, k));
+        let at = edit_at(&s.path, &spec_text, k);
         let rel = inside(&e.file)
             .ok_or_else(|| format!("{at}: file {:?} is not a path inside the tree", e.file))?;
-        if e.find.is_empty() {
-            return Err(format!("{at}: an empty anchor"));
-        }
         let p = o.materialise(&rel)?;
         let text = std::fs::read_to_string(&p)
             .map_err(|err| format!("{at}: the tree's {}: {err}", e.file))?;
-        match text.matches(e.find.as_str()).count() {
-            1 => {}
-            0 => {
-                return Err(format!(
-                    "{at}: the anchor of edit {} is not in the tree's {} (a tree this mutant was not written for)",
-                    k + 1,
-                    e.file
-                ))
-            }
-            n => {
-                return Err(format!(
-                    "{at}: the anchor of edit {} occurs {n} times in the tree's {}: make it unique",
-                    k + 1,
-                    e.file
-                ))
-            }
-        }
-        std::fs::write(&p, text.replacen(&e.find, &e.replace, 1))
+        std::fs::write(&p, edit_text(&text, e, k, &at)?)
             .map_err(|err| format!("{}: {err}", p.display()))?;
     }
     o.note(format!("c-mutant {}", s.name()), spec_text.as_bytes());

@@ -8,6 +8,7 @@
 //! ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod cpatch;
 pub mod invariants;
 pub mod known;
 pub mod overlay;

@@ -117,6 +117,46 @@ pub fn replace_once(text: &str, what: &str, from: &str, to: &str) -> Result<Stri
     }
 }
 
+/// Prototypes (`HEAD;`, one per line group) of the non-`static` functions `text` defines in
+/// kernel style (the body's `{` alone on a column-0 line), except those named in `skip`:
+/// the declarations a file compiled later needs to be called before it, whatever functions a
+/// patch adds to it.
+pub fn prototypes(text: &str, skip: &[&str]) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim_end() != "{" || i == 0 {
+            continue;
+        }
+        let mut first = i;
+        while first > 0 {
+            let p = lines[first - 1].trim_end();
+            if p.is_empty()
+                || p.ends_with(';')
+                || p.ends_with('}')
+                || p.ends_with("*/")
+                || p.starts_with('#')
+                || p.starts_with("/*")
+                || p.starts_with(" *")
+            {
+                break;
+            }
+            first -= 1;
+        }
+        let head = lines[first..i].join("\n");
+        let name = head.split('(').next().and_then(|h| {
+            h.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .rfind(|w| !w.is_empty())
+        });
+        let Some(name) = name else { continue };
+        if first == i || head.starts_with("static") || !head.contains('(') || skip.contains(&name) {
+            continue;
+        }
+        out.push(format!("{head};"));
+    }
+    out.join("\n")
+}
+
 /// `text` without its `#include` lines.
 pub fn drop_includes(text: &str) -> String {
     text.lines()
@@ -144,6 +184,15 @@ fn missing(file: &Path, name: &str, kind: Def) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prototypes_of_the_exported_functions() {
+        let t = "static int hidden(void)\n{\n}\n\nvoid shown(int a,\n\t   int b)\n{\n}\n\nstruct s *\nptr(void)\n{\n}\n\nvoid skipped(void)\n{\n}\n";
+        assert_eq!(
+            prototypes(t, &["skipped"]),
+            "void shown(int a,\n\t   int b);\nstruct s *\nptr(void);"
+        );
+    }
 
     const C: &str = "/* c */\nstruct anon_vma {\n\tint a;\n};\n\nstatic inline void\nfoo(int x)\n{\n\tif (x) {\n\t\tbar(x);\n\t}\n}\nvoid bar(int y);\nint xfoo(void) { return 1; }\n";
 

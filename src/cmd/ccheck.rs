@@ -1,6 +1,7 @@
 //! `rmapcheck check --kernel DIR [--patch FILE]... [--c-mutant SPEC]...`: the kernel tree's
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
-//! with the sequential invariants checked after every call (docs/CHECK-C.md).
+//! with the sequential invariants checked after every call (docs/CHECK-C.md); and
+//! `rmapcheck cpatch --kernel DIR SPEC`, a C patch's edit spec as a diff for `--patch`.
 
 use super::check::TraceFormat;
 use super::load_model;
@@ -200,4 +201,15 @@ fn kernel_calls(
         let _ = sys.apply(w, c);
         *w = sys.canonical(w);
     })
+}
+
+/// `rmapcheck cpatch --kernel DIR SPEC`: the C patch's edit spec as a unified diff on `out`.
+pub fn cpatch(kernel: &std::path::Path, spec: &std::path::Path, out: &mut dyn Write) -> CmdResult {
+    match crate::ccheck::cpatch::diff(kernel, spec) {
+        Ok(text) => {
+            out.write_all(text.as_bytes())?;
+            Ok(Exit::Ok)
+        }
+        Err(e) => Err(CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
+    }
 }

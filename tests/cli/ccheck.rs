@@ -1,6 +1,7 @@
 //! `rmapcheck check --kernel`: the unpatched tree's C holds at depth 3 of the default scope;
 //! every C mutant of cmutants/ gives a counterexample at the default scope with the
-//! invariant its spec names; a diff that does not apply is exit 2 naming the hunk, and the
+//! invariant its spec names; the glue's tree checks name what they saw (`tree-precondition`,
+//! `stale-descent`); a diff that does not apply is exit 2 naming the hunk, and the
 //! tree is not written.
 //!
 //! The tree comes from `RMAPCHECK_KERNEL_SRC`, else from the cache of scripts/fetch-kernel.sh
@@ -110,4 +111,39 @@ fn a_mutant_whose_anchor_is_gone_is_bad_input() {
         err.contains("gone.toml:5:1: the anchor of edit 1 is not in the tree's mm/vma.c"),
         "{err}"
     );
+}
+
+/// The counterexample of a C mutant, as `--format json` gives it.
+fn mutant_json(name: &str) -> Option<(i32, serde_json::Value)> {
+    let spec = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("cmutants/{name}.toml"));
+    let (rc, out, err) = check(&["--c-mutant", spec.to_str().unwrap(), "--format", "json"])?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    Some((rc, doc["counterexample"].clone()))
+}
+
+#[test]
+fn the_glue_checks_preconditions_and_replays_descents() {
+    let Some((rc, cx)) = mutant_json("remove-vma-twice") else {
+        return;
+    };
+    assert_eq!(rc, 1, "{cx}");
+    assert_eq!(cx["invariant"], "tree-precondition", "{cx}");
+    let what = cx["what"].as_str().unwrap();
+    assert!(
+        what.contains("mapping_rmap_tree_remove: the node (start 0) is not in the tree"),
+        "{what}"
+    );
+    let (rc, cx) = mutant_json("split-rekey-before-prepare").unwrap();
+    assert_eq!(rc, 1, "{cx}");
+    assert_eq!(cx["invariant"], "stale-descent", "{cx}");
+    let what = cx["what"].as_str().unwrap();
+    assert!(
+        what.contains(
+            "mapping_rmap_tree_insert (start 0) passed a node whose start 1 is out of order"
+        ),
+        "{what}"
+    );
+    // the C search reports the first of its checks in a fixed order (rb-shape, tree-order,
+    // augment and membership come before stale-descent): the trees were sound after the call
 }

@@ -1,0 +1,140 @@
+//! C patches we wrote as edit specs (cpatches/): `rmapcheck cpatch` turns one into a unified
+//! diff against the kernel tree at test time, and `check --kernel TREE --patch DIFF` checks the
+//! patched C at the default scope. The new_below = 0 split that skips the file-tree re-insert
+//! (split-skip-reinsert) holds; its variant without the propagate is caught by `augment`,
+//! which also shows that the split path reaches the new branch (the variants differ only in
+//! that branch's body).
+//!
+//! The tree comes from tests/cli/kernel_tree.rs; without one each test prints SKIPPED (or
+//! fails when `CI` is set).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::kernel_tree::tree;
+
+fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn spec(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("cpatches/{name}.toml"))
+}
+
+/// The spec's diff against `t`, written under `dir`.
+fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
+    let (rc, out, err) = rmapcheck(&[
+        "cpatch".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        spec(name).as_os_str(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.starts_with("--- a/"), "{out}");
+    let p = dir.join(format!("{name}.diff"));
+    std::fs::write(&p, out).unwrap();
+    p
+}
+
+/// `check --kernel t --patch p --format json` at the default scope: exit status and document.
+fn check_json(t: &Path, p: &Path) -> (i32, serde_json::Value, String) {
+    let (rc, out, err) = rmapcheck(&[
+        "check".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        "--patch".as_ref(),
+        p.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let doc = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (rc, doc, err)
+}
+
+#[test]
+fn split_skip_reinsert_as_c_holds_at_the_default_scope() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let p = diff(&t, "split-skip-reinsert", d.path());
+    let text = std::fs::read_to_string(&p).unwrap();
+    // the helper is added to mm/interval_tree.c, declared in mm.h and called from vma.c
+    for f in ["mm/interval_tree.c", "include/linux/mm.h", "mm/vma.c"] {
+        assert!(text.contains(&format!("+++ b/{f}\n")), "{f}: {text}");
+    }
+    assert_eq!(
+        text.matches("+\t\t\tmapping_rmap_tree_update_last(")
+            .count(),
+        1,
+        "{text}"
+    );
+    let (rc, doc, err) = check_json(&t, &p);
+    assert_eq!(rc, 0, "{doc}{err}");
+    assert!(
+        doc["verdict"].as_str().unwrap().starts_with("holds"),
+        "{doc}"
+    );
+    assert!(doc["scope"].as_str().unwrap().contains("depth 4"), "{doc}");
+    assert!(doc["states"].as_u64().unwrap() > 0, "{doc}");
+    assert!(doc["counterexample"].is_null(), "{doc}");
+    assert!(
+        doc["applied"][0]
+            .as_str()
+            .unwrap()
+            .contains("split-skip-reinsert.diff"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn split_skip_reinsert_without_the_propagate_breaks_augment() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let p = diff(&t, "split-skip-reinsert-no-propagate", d.path());
+    let (rc, doc, err) = check_json(&t, &p);
+    assert_eq!(rc, 1, "{doc}{err}");
+    let cx = &doc["counterexample"];
+    assert_eq!(cx["invariant"], "augment", "{doc}");
+    assert_eq!(cx["crashed"], false, "{doc}");
+    assert!(
+        cx["what"].as_str().unwrap().contains("rb_subtree_last"),
+        "{doc}"
+    );
+    // the model of the correct patch propagates: the two worlds differ after these calls
+    assert_eq!(cx["model_agrees"], false, "{doc}");
+    let calls = cx["calls"].as_array().unwrap();
+    assert!(!calls.is_empty(), "{doc}");
+}
+
+#[test]
+fn a_cpatch_whose_anchor_is_gone_is_bad_input() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let s = d.path().join("gone.toml");
+    std::fs::write(
+        &s,
+        "summary = \"s\"\n\n[[edit]]\nfile = \"mm/vma.c\"\nfind = \"no such text in vma.c\"\nreplace = \"\"\n",
+    )
+    .unwrap();
+    let (rc, out, err) = rmapcheck(&[
+        "cpatch".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        s.as_os_str(),
+    ]);
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("gone.toml:3:1: the anchor of edit 1 is not in the tree's mm/vma.c"),
+        "{err}"
+    );
+}
