@@ -28,22 +28,12 @@ pub fn find(text: &str, name: &str, kind: Def) -> Option<(usize, usize)> {
         }
     };
     let at = lines.iter().position(|l| head(l))?;
-    let mut first = at;
     // the return type and attributes on the lines before (a function's declaration head)
-    while kind == Def::Function && first > 0 {
-        let p = lines[first - 1].trim_end();
-        if p.is_empty()
-            || p.ends_with(';')
-            || p.ends_with('}')
-            || p.ends_with("*/")
-            || p.starts_with('#')
-            || p.starts_with("/*")
-            || p.starts_with(" *")
-        {
-            break;
-        }
-        first -= 1;
-    }
+    let first = if kind == Def::Function {
+        head_start(&lines, at)
+    } else {
+        at
+    };
     let mut depth = 0i64;
     let mut opened = false;
     for (i, l) in lines.iter().enumerate().skip(at) {
@@ -128,21 +118,7 @@ pub fn prototypes(text: &str, skip: &[&str]) -> String {
         if l.trim_end() != "{" || i == 0 {
             continue;
         }
-        let mut first = i;
-        while first > 0 {
-            let p = lines[first - 1].trim_end();
-            if p.is_empty()
-                || p.ends_with(';')
-                || p.ends_with('}')
-                || p.ends_with("*/")
-                || p.starts_with('#')
-                || p.starts_with("/*")
-                || p.starts_with(" *")
-            {
-                break;
-            }
-            first -= 1;
-        }
+        let first = head_start(&lines, i);
         let head = lines[first..i].join("\n");
         let name = head.split('(').next().and_then(|h| {
             h.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -179,6 +155,28 @@ fn missing(file: &Path, name: &str, kind: Def) -> String {
          expects (the harness cannot be built from it)",
         file.display()
     )
+}
+
+/// The first line of the declaration head that ends above line `at`: back over the lines of
+/// the return type and attributes, up to a blank line, a statement, a closing brace, a
+/// comment or a preprocessor line.
+fn head_start(lines: &[&str], at: usize) -> usize {
+    let mut first = at;
+    while first > 0 {
+        let p = lines[first - 1].trim_end();
+        if p.is_empty()
+            || p.ends_with(';')
+            || p.ends_with('}')
+            || p.ends_with("*/")
+            || p.starts_with('#')
+            || p.starts_with("/*")
+            || p.starts_with(" *")
+        {
+            break;
+        }
+        first -= 1;
+    }
+    first
 }
 
 #[cfg(test)]
