@@ -8,11 +8,13 @@
 //! ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod html;
 pub mod invariants;
 pub mod known;
 pub mod overlay;
 pub mod patch;
 pub mod report;
+pub mod repro;
 pub mod system;
 
 use crate::cdiff::build::{self, Built};
