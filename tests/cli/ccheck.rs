@@ -2,8 +2,8 @@
 //! every C mutant of cmutants/ gives a counterexample at the default scope with the
 //! invariant its spec names; a diff that does not apply is exit 2 naming the hunk, and the
 //! tree is not written; a counterexample as an HTML page, and `repro` on its JSON (a C program
-//! making the same calls, compiled with cc when there is one; a call with no system call is
-//! bad input).
+//! making the same calls, compiled with cc and run when there is one; a call with no system
+//! call is bad input).
 //!
 //! The tree comes from `RMAPCHECK_KERNEL_SRC`, else from the cache of scripts/fetch-kernel.sh
 //! (`$RMAPCHECK_KERNEL_CACHE` or `$HOME/.cache/rmapcheck/kernel`, file `current`). Without
@@ -227,6 +227,23 @@ fn repro_of_a_c_counterexample_makes_its_calls_and_refuses_a_call_with_no_syscal
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // on this (unmutated) kernel every call succeeds and the layout is the model's
+        let o = Command::new(d.path().join("repro")).output().unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        if err.contains("MAP_FIXED_NOREPLACE") || err.contains("mmap: File exists") {
+            eprintln!("SKIPPED running it: the kernel refuses the base address: {err}");
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{out}{err}");
+            assert!(
+                out.contains("OK: every call succeeded and the layout is the model's"),
+                "{out}"
+            );
+        }
+    } else {
+        eprintln!("SKIPPED: no C compiler (cc) to build the reproducer");
     }
     // exec's stack move is in the C search's alphabet but has no system call
     let first = &calls[0];
