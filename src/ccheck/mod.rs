@@ -9,11 +9,13 @@
 
 pub mod cmutant;
 pub mod cpatch;
+pub mod html;
 pub mod invariants;
 pub mod known;
 pub mod overlay;
 pub mod patch;
 pub mod report;
+pub mod repro;
 pub mod system;
 
 use crate::cdiff::build::{self, Built};

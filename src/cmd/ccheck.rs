@@ -37,8 +37,11 @@ fn bad(e: impl std::fmt::Display) -> CmdError {
 /// Exit 0 holds, 1 a counterexample in the C, 2 bad input (a diff that does not apply, an
 /// anchor not found, no tree), 3 incomplete.
 pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
-    if !matches!(a.format, TraceFormat::Text | TraceFormat::Json) {
-        return Err(bad("--format: the C search writes text or json"));
+    if !matches!(
+        a.format,
+        TraceFormat::Text | TraceFormat::Json | TraceFormat::Html
+    ) {
+        return Err(bad("--format: the C search writes text, json or html"));
     }
     let prog = load_model(&a.model).map_err(CmdError::text)?;
     let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
@@ -151,11 +154,22 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             writeln!(err, "{s}")?;
         }
         writeln!(err, "{}: {line}", a.kernel.display())?;
+    }
+    if matches!(a.format, TraceFormat::Html) {
+        let cex = failure.zip(kcalls.as_deref()).map(|(f, k)| (k, f));
+        write!(
+            out,
+            "{}",
+            crate::ccheck::html::page(&head, &skipped, &line, cex)
+        )?;
+    } else if !text {
         let doc = serde_json::json!({
             "kernel": a.kernel.display().to_string(),
             "release": release,
             "applied": prep.applied,
+            "model": a.model.display().to_string(),
             "scope": scope.summary(),
+            "scope_spec": scope,
             "invariants": report::invariants_line(),
             "verdict": line,
             "states": o.stats.states,
@@ -211,5 +225,33 @@ pub fn cpatch(kernel: &std::path::Path, spec: &std::path::Path, out: &mut dyn Wr
             Ok(Exit::Ok)
         }
         Err(e) => Err(CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
+    }
+}
+
+/// `rmapcheck repro CEX.json` on the document of `check --kernel --format json`: Ok written,
+/// Found no reproducer possible (the reason on standard error), an error on bad input (not a
+/// C counterexample, a call with no system call).
+pub(crate) fn repro(
+    v: &serde_json::Value,
+    file: &std::path::Path,
+    output: Option<&std::path::Path>,
+    baseline: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> CmdResult {
+    use crate::ccheck::repro::{parse, reproducer, Refusal};
+    let x = parse(v)
+        .map_err(|e| CmdError::line(format_args!("rmapcheck repro: {}: {e}", file.display())))?;
+    let base = load_model(baseline).map_err(CmdError::text)?;
+    match reproducer(&x, &base, &baseline.display().to_string()) {
+        Ok(c) => super::kdiff::emit_repro(&c, output, out),
+        Err(Refusal::Input(e)) => Err(CmdError::line(format_args!(
+            "rmapcheck repro: {}: {e}",
+            file.display()
+        ))),
+        Err(Refusal::None(e)) => {
+            writeln!(err, "{}: {e}", file.display())?;
+            Ok(Exit::Found)
+        }
     }
 }

@@ -23,30 +23,7 @@ use crate::trace::text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// How results are printed (the command line's `--format`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum TraceFormat {
-    /// Plain text for a patch review (80 columns, ASCII).
-    #[default]
-    Text,
-    /// One JSON document: the scope and every model's verdict with its trace (replayable).
-    Json,
-    /// The rmap trees at each failure as Graphviz DOT.
-    Dot,
-    /// KTAP version 1, as kselftest and KUnit print it.
-    Ktap,
-    /// JUnit XML.
-    Junit,
-    /// A Markdown summary for a review comment.
-    Markdown,
-}
-
-impl TraceFormat {
-    /// Whether standard output holds one machine-readable document.
-    pub(crate) fn is_machine(self) -> bool {
-        self != TraceFormat::Text
-    }
-}
+pub use super::formats::TraceFormat;
 
 /// Options of `rmapcheck check`.
 #[derive(Clone, Debug, Default)]
@@ -142,6 +119,9 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
         }
     };
+    if let Err(e) = formats::model_search_writes(a.format) {
+        return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
+    }
     for (flag, dir) in [("--trace-dir", &a.trace_dir), ("--repro-dir", &a.repro_dir)] {
         if let Some(Err(e)) = dir.as_deref().map(|d| check_out_dir(flag, d)) {
             return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
@@ -578,7 +558,7 @@ impl Run<'_> {
     fn finish(self) -> CmdResult {
         let header = self.summaries.join("; ");
         let doc = match self.a.format {
-            TraceFormat::Text | TraceFormat::Dot => None,
+            TraceFormat::Text | TraceFormat::Dot | TraceFormat::Html => None,
             TraceFormat::Json => Some(
                 serde_json::to_string_pretty(&serde_json::json!({
                     "rmapcheck": "check",

@@ -4,6 +4,47 @@
 
 use crate::textbuf::PushFmt;
 
+/// How results are printed (the command line's `--format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// Plain text for a patch review (80 columns, ASCII).
+    #[default]
+    Text,
+    /// One JSON document: the scope and every model's verdict with its trace (replayable).
+    Json,
+    /// The rmap trees at each failure as Graphviz DOT.
+    Dot,
+    /// KTAP version 1, as kselftest and KUnit print it.
+    Ktap,
+    /// JUnit XML.
+    Junit,
+    /// A Markdown summary for a review comment.
+    Markdown,
+    /// One self-contained HTML page (`check --kernel`; a model trace goes through
+    /// `rmapcheck report`).
+    Html,
+}
+
+impl TraceFormat {
+    /// Whether standard output holds one machine-readable document.
+    pub(crate) fn is_machine(self) -> bool {
+        self != TraceFormat::Text
+    }
+}
+
+/// The model search's formats: html is the C search's (a model trace becomes a page through
+/// `rmapcheck report TRACE.json`).
+pub(crate) fn model_search_writes(f: TraceFormat) -> Result<(), String> {
+    if f == TraceFormat::Html {
+        return Err(
+            "--format html is for `check --kernel`; a model counterexample becomes an \
+                    HTML page through `rmapcheck report TRACE.json` (save it with --trace-dir)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// How one model or obligation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

@@ -221,6 +221,12 @@ pub fn repro_cmd(
             return Err(CmdError::line(format_args!("{}: {e}", trace.display())));
         }
     };
+    if let Some(v) = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .filter(crate::ccheck::repro::is_c_document)
+    {
+        return super::ccheck::repro(&v, trace, output, baseline, out, err);
+    }
     let t = match Trace::from_json(&text) {
         Ok(t) => t,
         Err(e) => {
@@ -259,6 +265,11 @@ pub(crate) fn write_repro(
             return Ok(Exit::Found);
         }
     };
+    emit_repro(&c, output, out)
+}
+
+/// Write a reproducer to `output` (standard output when None).
+pub(crate) fn emit_repro(c: &str, output: Option<&Path>, out: &mut dyn Write) -> CmdResult {
     match output {
         None => {
             write!(out, "{c}")?;

@@ -33,13 +33,16 @@ pub struct ProveArgs {
     pub files: Vec<PathBuf>,
     /// Also print the counterexample of obligations that expect one.
     pub verbose: bool,
-    /// text, ktap, junit or markdown (json and dot are not certificate formats).
+    /// text, ktap, junit or markdown (json, dot and html are not certificate formats).
     pub format: TraceFormat,
     pub progress: bool,
 }
 
 pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
-    if matches!(a.format, TraceFormat::Json | TraceFormat::Dot) {
+    if matches!(
+        a.format,
+        TraceFormat::Json | TraceFormat::Dot | TraceFormat::Html
+    ) {
         return Err(CmdError::line(format_args!(
             "rmapcheck prove: --format {:?} is not a certificate format (text, ktap, junit, \
              markdown)",

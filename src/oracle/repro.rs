@@ -13,6 +13,7 @@ use crate::lang::Program;
 use crate::textbuf::PushFmt;
 use crate::trace::production;
 use crate::trace::Trace;
+use crate::world::scenario::{Call, Scenario};
 
 /// Why a trace has no reproducer, or None.
 fn refusal(t: &Trace) -> Option<String> {
@@ -39,9 +40,31 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
     if let Some(r) = refusal(t) {
         return Err(format!("no reproducer: {r}"));
     }
-    let mut w = t.initial.build().map_err(|e| e.to_string())?.canonical();
+    let mut head = String::new();
+    header(&mut head, t, base_name);
+    program(
+        &t.initial,
+        &t.calls,
+        t.scope.pages,
+        baseline,
+        base_name,
+        &head,
+    )
+}
+
+/// The program making `calls` from the world of `initial` (one empty mm, checked by the
+/// caller) in an address space of `pages`, under the comment `head`.
+pub(crate) fn program(
+    initial: &Scenario,
+    calls: &[Call],
+    pages: u64,
+    baseline: &Program,
+    base_name: &str,
+    head: &str,
+) -> Result<String, String> {
+    let mut w = initial.build().map_err(|e| e.to_string())?.canonical();
     let mut ops = Vec::new();
-    for (i, c) in t.calls.iter().enumerate() {
+    for (i, c) in calls.iter().enumerate() {
         let op = match translate(&w, c)? {
             Translated::Op(o) => Some(o),
             Translated::Skip(_) => None,
@@ -60,9 +83,8 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
     let names: Vec<String> = w.files.iter().map(|f| f.name.clone()).collect();
     let live: Vec<usize> = (0..w.mms.len()).filter(|&m| !w.mms[m].freed).collect();
     let finals: Vec<(usize, Vec<LVma>)> = live.iter().map(|&m| (m, model_layout(&w, m))).collect();
-    let mut c = String::new();
-    header(&mut c, t, base_name);
-    prelude(&mut c, w.mms.len(), &w, t.scope.pages);
+    let mut c = head.to_string();
+    prelude(&mut c, w.mms.len(), &w, pages);
     // who runs each block: the owner of each call, then the final checks in mm order
     let mut owners: Vec<usize> = ops
         .iter()
@@ -70,7 +92,7 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
         .collect();
     owners.extend(live.iter().copied());
     c.push_line(format_args!("int main(void)\n{{\n\tsetup();\n\tpass(0);"));
-    for (i, (call, op)) in t.calls.iter().zip(&ops).enumerate() {
+    for (i, (call, op)) in calls.iter().zip(&ops).enumerate() {
         let me = owners[i];
         let next = owners[i + 1];
         c.push_line(format_args!(
@@ -89,7 +111,7 @@ pub fn reproducer(t: &Trace, baseline: &Program, base_name: &str) -> Result<Stri
         }
         c.push_line(format_args!("\t}}"));
     }
-    let n = t.calls.len();
+    let n = calls.len();
     for (j, (m, lay)) in finals.iter().enumerate() {
         let next = owners.get(n + j + 1).map_or(-1, |&o| o as i64);
         c.push_line(format_args!(
@@ -188,7 +210,7 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
 }
 
 /// Append `text` as comment lines of at most 80 columns.
-fn wrap(c: &mut String, text: &str) {
+pub(crate) fn wrap(c: &mut String, text: &str) {
     let mut line = String::from(" *");
     for w in text.split_whitespace() {
         if line.len() + 1 + w.len() > 80 {

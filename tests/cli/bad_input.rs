@@ -227,3 +227,15 @@ fn scope_bounds_that_cannot_make_a_search_are_rejected() {
         );
     }
 }
+
+#[test]
+fn html_is_the_c_searchs_format_not_the_models() {
+    let e = check_err(CheckArgs {
+        models: vec!["models/v7.3-rc4/baseline.rmap".into()],
+        max_depth: Some(1),
+        format: rmapcheck::cmd::check::TraceFormat::Html,
+        ..Default::default()
+    });
+    assert!(e.contains("--format html is for `check --kernel`"), "{e}");
+    assert!(e.contains("rmapcheck report TRACE.json"), "{e}");
+}

@@ -2,7 +2,9 @@
 //! every C mutant of cmutants/ gives a counterexample at the default scope with the
 //! invariant its spec names; the glue's tree checks name what they saw (`tree-precondition`,
 //! `stale-descent`); a diff that does not apply is exit 2 naming the hunk, and the
-//! tree is not written.
+//! tree is not written; a counterexample as an HTML page, and `repro` on its JSON (a C program
+//! making the same calls, compiled with cc and run when there is one; a call with no system
+//! call is bad input).
 //!
 //! The tree comes from `RMAPCHECK_KERNEL_SRC`, else from the cache of scripts/fetch-kernel.sh
 //! (`$RMAPCHECK_KERNEL_CACHE` or `$HOME/.cache/rmapcheck/kernel`, file `current`). Without
@@ -146,4 +148,150 @@ fn the_glue_checks_preconditions_and_replays_descents() {
     );
     // the C search reports the first of its checks in a fixed order (rb-shape, tree-order,
     // augment and membership come before stale-descent): the trees were sound after the call
+}
+
+const UNLOCK_EARLY: &str = "cmutants/i-mmap-unlock-early.toml";
+
+#[test]
+fn a_c_counterexample_as_html_has_the_calls_the_violation_and_both_worlds() {
+    let Some((rc, out, err)) = check(&["--c-mutant", UNLOCK_EARLY, "--format", "html"]) else {
+        return;
+    };
+    assert_eq!(rc, 1, "{err}");
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    assert!(out.trim_end().ends_with("</html>"), "{out}");
+    assert!(
+        out.contains("COUNTEREXAMPLE in the C: lock-discipline"),
+        "{out}"
+    );
+    assert!(out.contains("<code>sys_mmap(mm#0, file#0, "), "{out}");
+    assert!(out.contains("mmap_region()"), "{out}");
+    assert!(out.contains("i_mmap_rwsem"), "{out}");
+    assert!(out.contains("the model&#39;s own checks"), "{out}");
+    assert!(out.contains("checked on the C: rb-shape"), "{out}");
+    // the worlds' arrows and any text from the run are escaped: no stray markup
+    let body = &out[out.find("<body>").unwrap()..];
+    for tag in body.split('<').skip(1) {
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        assert!(
+            [
+                "body",
+                "html",
+                "h1",
+                "h2",
+                "h3",
+                "pre",
+                "ul",
+                "li",
+                "p",
+                "ol",
+                "code",
+                "br",
+                "div",
+                "figure",
+                "figcaption"
+            ]
+            .contains(&name.as_str()),
+            "unexpected tag <{tag:.40}"
+        );
+    }
+    // the head lines went to standard error as with json
+    assert!(err.contains("COUNTEREXAMPLE: lock-discipline"), "{err}");
+}
+
+fn have_cc() -> bool {
+    Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn repro(file: &std::path::Path) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("repro")
+        .arg(file)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn repro_of_a_c_counterexample_makes_its_calls_and_refuses_a_call_with_no_syscall() {
+    let Some((rc, json, err)) = check(&["--c-mutant", UNLOCK_EARLY, "--format", "json"]) else {
+        return;
+    };
+    assert_eq!(rc, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let calls: Vec<String> = v["counterexample"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!calls.is_empty(), "{json}");
+    let d = tempfile::tempdir().unwrap();
+    let cex = d.path().join("cex.json");
+    std::fs::write(&cex, &json).unwrap();
+    let (rc, c, err) = repro(&cex);
+    assert_eq!(rc, 0, "{err}");
+    assert!(c.contains("counterexample of the C"), "{c}");
+    assert!(c.contains("c-mutant i-mmap-unlock-early applied"), "{c}");
+    assert!(c.contains("`lock-discipline`"), "{c}");
+    for (i, call) in calls.iter().enumerate() {
+        assert!(
+            c.contains(&format!("/* trace step {}: model call {call} */", i + 1)),
+            "{call}: {c}"
+        );
+    }
+    assert_eq!(c.matches("do_mmap(").count() - 1, calls.len(), "{c}");
+    if have_cc() {
+        let src = d.path().join("repro.c");
+        std::fs::write(&src, &c).unwrap();
+        let o = Command::new("cc")
+            .args(["-O2", "-Wall", "-Werror", "-o"])
+            .arg(d.path().join("repro"))
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // on this (unmutated) kernel every call succeeds and the layout is the model's
+        let o = Command::new(d.path().join("repro")).output().unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        if err.contains("MAP_FIXED_NOREPLACE") || err.contains("mmap: File exists") {
+            eprintln!("SKIPPED running it: the kernel refuses the base address: {err}");
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{out}{err}");
+            assert!(
+                out.contains("OK: every call succeeded and the layout is the model's"),
+                "{out}"
+            );
+        }
+    } else {
+        eprintln!("SKIPPED: no C compiler (cc) to build the reproducer");
+    }
+    // exec's stack move is in the C search's alphabet but has no system call
+    let first = &calls[0];
+    let shifted = format!("sys_shift_down{}", &first[first.find('(').unwrap()..]);
+    let bad = d.path().join("shift.json");
+    std::fs::write(&bad, json.replacen(first.as_str(), &shifted, 1)).unwrap();
+    let (rc, out, err) = repro(&bad);
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "call 1 ({shifted}) cannot be made as a system call"
+        )),
+        "{err}"
+    );
 }
