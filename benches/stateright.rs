@@ -92,6 +92,9 @@ fn same_states(prog: &rmapcheck::lang::Program) {
         let mut rates = Vec::new();
         let scope = Scope {
             max_depth: depth,
+            // depth 5 has more states than the default scope's bound allows
+            max_states: usize::MAX,
+            max_seconds: 3600.0,
             ..Scope::builtin("default").expect("default scope")
         };
         for threads in [1, 2] {
