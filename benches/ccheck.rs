@@ -7,29 +7,16 @@
 //! it says so and exits 0.
 //! `cargo bench --bench ccheck`
 
+#[path = "../tests/cli/kernel_tree.rs"]
+mod kernel_tree;
+
+use kernel_tree::tree;
 use rmapcheck::ccheck::{self, Source};
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::search;
 use rmapcheck::lang::Program;
-use std::path::{Path, PathBuf};
-
-/// The kernel tree, as the tests find it.
-fn tree() -> Option<PathBuf> {
-    let cached = || {
-        let cache = std::env::var_os("RMAPCHECK_KERNEL_CACHE")
-            .map(PathBuf::from)
-            .or_else(|| {
-                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rmapcheck/kernel"))
-            })?;
-        let p = std::fs::read_to_string(cache.join("current")).ok()?;
-        Some(PathBuf::from(p.trim()))
-    };
-    std::env::var_os("RMAPCHECK_KERNEL_SRC")
-        .map(PathBuf::from)
-        .or_else(cached)
-        .filter(|t| t.join("mm/vma.c").is_file())
-}
+use std::path::Path;
 
 /// The C search's and the model's figures at `depth`: (C seconds, C transitions).
 fn compare(prog: &Program, binary: &Path, depth: u32) -> (f64, usize) {

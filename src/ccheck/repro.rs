@@ -8,7 +8,7 @@ use crate::explore::scope::Scope;
 use crate::invariant::{Invariant, Violation};
 use crate::lang::Program;
 use crate::oracle::ops::skip_reason;
-use crate::oracle::repro::{program, wrap};
+use crate::oracle::repro::{header_end, program, wrap};
 use crate::textbuf::PushFmt;
 use crate::trace::production;
 use crate::world::scenario::Call;
@@ -193,20 +193,5 @@ fn header(c: &mut String, x: &CCounterexample, base_name: &str) {
              report or a hang in the harness).",
         ),
     }
-    c.push_line(format_args!(
-        " * Look for its report in dmesg after running this program."
-    ));
-    c.push_line(format_args!(
-        " *\n * On a kernel WITHOUT the change every call succeeds and the final layout is the"
-    ));
-    c.push_line(format_args!(
-        " * one {base_name} predicts; the program prints it and exits 0."
-    ));
-    c.push_line(format_args!(
-        " * Model page p is the 4 KiB page at BASE + p * 4096; model mm#k is a process."
-    ));
-    c.push_line(format_args!(
-        " * Build and run: cc -O2 -Wall -o repro repro.c && ./repro"
-    ));
-    c.push_line(format_args!(" */"));
+    header_end(c, base_name, "change");
 }

@@ -191,11 +191,17 @@ fn header(c: &mut String, t: &Trace, base_name: &str) {
     if let Some(v) = first {
         wrap(c, &production::which_config(v));
     }
+    header_end(c, base_name, "patch");
+}
+
+/// The end of a reproducer's header comment: where the report shows, what a kernel without
+/// `what` (the patch, the change) does, the page and mm numbering, how to build and run it.
+pub(crate) fn header_end(c: &mut String, base_name: &str, what: &str) {
     c.push_line(format_args!(
         " * Look for its report in dmesg after running this program."
     ));
     c.push_line(format_args!(
-        " *\n * On a kernel WITHOUT the patch every call succeeds and the final layout is the"
+        " *\n * On a kernel WITHOUT the {what} every call succeeds and the final layout is the"
     ));
     c.push_line(format_args!(
         " * one {base_name} predicts; the program prints it and exits 0."
