@@ -94,9 +94,18 @@ fn figures(o: &Output) -> (String, u64, u64, u64, serde_json::Value) {
     )
 }
 
+/// `check` at the default scope as JSON, every state (the distributed search does not reduce;
+/// the single-process one does by default, so the comparisons turn that off).
 fn json(model: &str) -> Vec<&str> {
     vec![
-        "check", model, "--scope", "default", "--format", "json", "--quiet",
+        "check",
+        model,
+        "--scope",
+        "default",
+        "--format",
+        "json",
+        "--quiet",
+        "--unreduced",
     ]
 }
 
@@ -171,7 +180,7 @@ fn two_mutants_give_the_same_counterexample_whatever_the_workers_and_processes()
             let to = t.find("Worst consequence found").unwrap_or(t.len());
             t[..to].trim_end().to_string()
         };
-        let t1 = rmapcheck(&["check", "--scope", "default", m, "--quiet"])
+        let t1 = rmapcheck(&["check", "--scope", "default", m, "--quiet", "--unreduced"])
             .output()
             .unwrap();
         let t2 = rmapcheck(&["check", m, "--quiet", "--workers", "2"])
@@ -295,7 +304,14 @@ fn bounds_make_the_run_incomplete_as_in_the_single_process_search() {
         std::fs::write(&scope, toml).unwrap();
         let scope = scope.to_str().unwrap().to_string();
         for w in [None, Some("2")] {
-            let mut c = rmapcheck(&["check", BASELINE, "--quiet", "--scope", &scope]);
+            let mut c = rmapcheck(&[
+                "check",
+                BASELINE,
+                "--quiet",
+                "--scope",
+                &scope,
+                "--unreduced",
+            ]);
             if let Some(w) = w {
                 c.args(["--workers", w]);
             }
