@@ -7,8 +7,7 @@
 use crate::explore::scope::Scope;
 use crate::invariant::{Invariant, Violation};
 use crate::lang::Program;
-use crate::oracle::ops::skip_reason;
-use crate::oracle::repro::{header_end, program, wrap};
+use crate::oracle::repro::{header_end, program, unmakeable, wrap, Unmakeable};
 use crate::textbuf::PushFmt;
 use crate::trace::production;
 use crate::world::scenario::Call;
@@ -55,12 +54,10 @@ fn string(v: &Value, k: &str) -> Result<String, String> {
 pub fn parse(v: &Value) -> Result<CCounterexample, String> {
     let cex = field(v, "counterexample")?;
     if cex.is_null() {
-        return Err(
-            "the C search found no counterexample (its verdict: {})".replace(
-                "{}",
-                v.get("verdict").and_then(Value::as_str).unwrap_or("?"),
-            ),
-        );
+        return Err(format!(
+            "the C search found no counterexample (its verdict: {})",
+            v.get("verdict").and_then(Value::as_str).unwrap_or("?")
+        ));
     }
     let scope: Scope = serde_json::from_value(field(v, "scope_spec")?.clone())
         .map_err(|e| format!("`scope_spec`: {e}"))?;
@@ -108,24 +105,22 @@ pub fn reproducer(
     baseline: &Program,
     base_name: &str,
 ) -> Result<String, Refusal> {
-    for (i, c) in x.calls.iter().enumerate() {
-        if let Some(r) = skip_reason(&c.func) {
-            return Err(Refusal::Input(format!(
-                "call {} ({c}) cannot be made as a system call: {r}",
-                i + 1
-            )));
-        }
-    }
-    if x.calls.is_empty() {
-        return Err(Refusal::None(
-            "no reproducer: the counterexample has no calls".into(),
-        ));
-    }
     let initial = x.scope.initial_scenario();
-    if initial.mm.len() != 1 || initial.mm.iter().any(|m| !m.vma.is_empty()) {
-        return Err(Refusal::None(
-            "no reproducer: the scope does not start from one empty mm".into(),
-        ));
+    match unmakeable(&initial, &x.calls) {
+        None => {}
+        Some(Unmakeable::Call { index, reason }) => {
+            return Err(Refusal::Input(format!(
+                "call {} ({}) cannot be made as a system call: {reason}",
+                index + 1,
+                x.calls[index]
+            )))
+        }
+        Some(Unmakeable::World(r)) => return Err(Refusal::None(format!("no reproducer: {r}"))),
+        Some(Unmakeable::NoCalls) => {
+            return Err(Refusal::None(
+                "no reproducer: the counterexample has no calls".into(),
+            ))
+        }
     }
     let mut head = String::new();
     header(&mut head, x, base_name);

@@ -15,23 +15,45 @@ use crate::trace::production;
 use crate::trace::Trace;
 use crate::world::scenario::{Call, Scenario};
 
-/// Why a trace has no reproducer, or None.
-fn refusal(t: &Trace) -> Option<String> {
-    if !t.initial.mm.iter().all(|m| m.vma.is_empty()) || !t.initial.anon_vma.is_empty() {
-        return Some("the trace starts from a hand-made world with VMAs or anon_vmas; only traces that start from the scope's empty mm can be replayed with system calls".into());
+/// Why a call sequence cannot be made as system calls.
+pub(crate) enum Unmakeable {
+    /// The initial world is not one empty mm (the reason).
+    World(String),
+    /// Call `index` (0-based) has no system call (the reason).
+    Call { index: usize, reason: String },
+    /// There are no calls.
+    NoCalls,
+}
+
+/// Why `calls` from `initial` cannot be made as system calls, or None.
+pub(crate) fn unmakeable(initial: &Scenario, calls: &[Call]) -> Option<Unmakeable> {
+    if !initial.mm.iter().all(|m| m.vma.is_empty()) || !initial.anon_vma.is_empty() {
+        return Some(Unmakeable::World("the trace starts from a hand-made world with VMAs or anon_vmas; only traces that start from the scope's empty mm can be replayed with system calls".into()));
     }
-    if t.initial.mm.len() != 1 {
-        return Some("the trace starts with more than one mm".into());
+    if initial.mm.len() != 1 {
+        return Some(Unmakeable::World(
+            "the trace starts with more than one mm".into(),
+        ));
     }
-    for (i, c) in t.calls.iter().enumerate() {
-        if let Some(r) = skip_reason(&c.func) {
-            return Some(format!("call {} ({c}) has no system call: {r}", i + 1));
+    for (index, c) in calls.iter().enumerate() {
+        if let Some(reason) = skip_reason(&c.func) {
+            return Some(Unmakeable::Call { index, reason });
         }
     }
-    if t.calls.is_empty() {
-        return Some("the trace has no calls: its initial world already fails".into());
-    }
-    None
+    calls.is_empty().then_some(Unmakeable::NoCalls)
+}
+
+/// Why a trace has no reproducer, or None.
+fn refusal(t: &Trace) -> Option<String> {
+    Some(match unmakeable(&t.initial, &t.calls)? {
+        Unmakeable::World(r) => r,
+        Unmakeable::Call { index, reason } => format!(
+            "call {} ({}) has no system call: {reason}",
+            index + 1,
+            t.calls[index]
+        ),
+        Unmakeable::NoCalls => "the trace has no calls: its initial world already fails".into(),
+    })
 }
 
 /// The C reproducer of `t`; `baseline` (named `base_name`) gives the layout an unpatched kernel
