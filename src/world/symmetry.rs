@@ -111,25 +111,31 @@ impl World {
         w
     }
 
+    /// Whether the file symmetry has files to exchange: at least two regular files, each with
+    /// the address_space of its own index.
+    fn files_exchangeable(&self) -> bool {
+        self.files.iter().filter(|f| !f.dev_zero).count() >= 2
+            && self.mappings.len() == self.files.len()
+            && self
+                .files
+                .iter()
+                .enumerate()
+                .all(|(i, f)| f.f_mapping == i as u32)
+    }
+
     /// Every order of the files that exchanges regular files only (the /dev/zero ones stay in
-    /// place); only the identity when fewer than two are regular, or when some file's
-    /// address_space is not the one of its own index.
+    /// place); only the identity when [`World::files_exchangeable`] says there is nothing to
+    /// exchange.
     fn file_orders(&self) -> Vec<Vec<u32>> {
         let identity: Vec<u32> = (0..self.files.len() as u32).collect();
+        if !self.files_exchangeable() {
+            return vec![identity];
+        }
         let regular: Vec<u32> = identity
             .iter()
             .copied()
             .filter(|&f| !self.files[f as usize].dev_zero)
             .collect();
-        let own = self.mappings.len() == self.files.len()
-            && self
-                .files
-                .iter()
-                .enumerate()
-                .all(|(i, f)| f.f_mapping == i as u32);
-        if regular.len() < 2 || !own {
-            return vec![identity];
-        }
         orderings(regular.len())
             .into_iter()
             .map(|perm| {
@@ -155,16 +161,15 @@ impl World {
     /// they are different choices, so a world takes the fast path exactly when no two
     /// signatures are equal, which is itself orbit-invariant.
     pub(crate) fn canonical_up_to_into(&self, mms: bool, files: bool, out: &mut World) {
-        let files_fixed = !files || self.file_orders().len() == 1;
-        if !(mms && self.mms.len() >= 2) {
-            if files_fixed {
-                self.canonical_into(out);
-            } else {
-                *out = self.canonical_by_least_hash(mms, files);
-            }
+        if files && self.files_exchangeable() {
+            *out = self.canonical_by_least_hash(mms, files);
             return;
         }
-        match self.signature_order(files).filter(|_| files_fixed) {
+        if !(mms && self.mms.len() >= 2) {
+            self.canonical_into(out);
+            return;
+        }
+        match self.signature_order(files) {
             Some(order) if order.iter().enumerate().all(|(i, &o)| o == i as u32) => {
                 self.canonical_into(out)
             }
