@@ -7,7 +7,7 @@
 
 use super::report::{model_says, KernelCall};
 use super::system::CFailure;
-use crate::report::html::{esc, pre, style};
+use crate::report::html::{document, esc, pre};
 use crate::textbuf::PushFmt;
 
 /// The page: `head` the run's header lines (tree, scope, invariants, harness), `notes` the
@@ -47,13 +47,7 @@ pub fn page(
     if let Some((calls, f)) = cex {
         counterexample(&mut b, calls, f);
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>rmapcheck check --kernel: {}</title>\n<style>\n{}</style>\n</head>\n<body>\n{b}\
-         </body>\n</html>\n",
-        esc(&what),
-        style()
-    )
+    document(&format!("rmapcheck check --kernel: {what}"), &b)
 }
 
 fn counterexample(b: &mut String, calls: &[KernelCall], f: &CFailure) {

@@ -31,6 +31,16 @@ pub fn pre(text: &str) -> String {
     format!("<pre>{}</pre>\n", esc(body))
 }
 
+/// A whole page: `title` (escaped here) and `body` (HTML already) under the style sheet.
+pub fn document(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        esc(title),
+        style()
+    )
+}
+
 /// The page's style sheet (no fonts or anything else fetched).
 pub fn style() -> String {
     format!(

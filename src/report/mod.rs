@@ -116,13 +116,13 @@ pub fn page(t: &Trace, prog: &Program, model: &str, r: &Rerun) -> String {
     }
     trees(&mut body, t, r);
     worlds(&mut body, t, r);
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>rmapcheck: {} violates {}</title>\n<style>\n{}</style>\n</head>\n<body>\n{body}\
-         </body>\n</html>\n",
-        esc(&t.model),
-        esc(t.invariant().map_or("", Invariant::name)),
-        html::style()
+    html::document(
+        &format!(
+            "rmapcheck: {} violates {}",
+            t.model,
+            t.invariant().map_or("", Invariant::name)
+        ),
+        &body,
     )
 }
 
