@@ -1,0 +1,292 @@
+//! Dispatch: each subcommand of the command line handed to its `rmapcheck::cmd` function.
+
+use std::io::Write;
+
+use rmapcheck::cmd::{CmdError, CmdResult};
+
+use super::commands::Cmd;
+
+/// Run one subcommand, writing to `out` and `err`.
+pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
+    use rmapcheck::cmd;
+    match cmd {
+        Cmd::Check {
+            models,
+            scope,
+            format,
+            trace_dir,
+            progress,
+            repro_dir,
+            simulate,
+            cluster: c,
+            symmetry,
+            file_symmetry,
+            commute,
+            unreduced,
+            engine,
+            audit,
+            reads,
+            kernel,
+        } => {
+            if let Some(k) = kernel.kernel {
+                let args = cmd::ccheck::CcheckArgs {
+                    model: models
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "models/v7.3-rc4/baseline.rmap".into()),
+                    kernel: k,
+                    patches: kernel.patch,
+                    mutants: kernel.c_mutant,
+                    scope: scope.scope,
+                    max_depth: scope.max_depth,
+                    format,
+                    threads: kernel.jobs,
+                    progress: !progress.quiet,
+                };
+                return cmd::ccheck::ccheck(&args, out, err);
+            }
+            let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
+                c.workers,
+                c.process,
+                c.processes,
+                c.hostfile.as_deref(),
+                c.connect_timeout,
+            ) {
+                Ok(cluster) => cluster,
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck check: {e}"))),
+            };
+            let args = cmd::check::CheckArgs {
+                models,
+                scope: scope.scope,
+                mode: scope.mode,
+                max_depth: scope.max_depth,
+                symmetry,
+                file_symmetry,
+                commute,
+                unreduced,
+                engine,
+                audit,
+                reads,
+                format,
+                trace_dir,
+                repro_dir,
+                progress: !progress.quiet,
+                simulate: simulate
+                    .simulate
+                    .map(|walks| rmapcheck::explore::simulate::Simulation {
+                        walks,
+                        depth: simulate.depth,
+                        seed: simulate.seed,
+                    }),
+                cluster,
+            };
+            cmd::check::check(&args, out, err)
+        }
+        Cmd::List { builtins, format } => {
+            use cmd::check::TraceFormat;
+            use cmd::list::BuiltinsFormat;
+            match (builtins, format) {
+                (false, TraceFormat::Text) => cmd::list::list(out),
+                (true, TraceFormat::Text) => cmd::list::builtins(BuiltinsFormat::Text, out),
+                (true, TraceFormat::Markdown) => cmd::list::builtins(BuiltinsFormat::Markdown, out),
+                (_, f) => Err(cmd::CmdError::line(format_args!(
+                    "rmapcheck list: --format {f:?} is not offered here (text; markdown with \
+                     --builtins)"
+                ))),
+            }
+        }
+        Cmd::Kdiff {
+            model,
+            scope,
+            max_depth,
+            sample,
+            walks,
+            length,
+            seed,
+            show,
+            tolerate_known,
+            progress,
+        } => {
+            let args = cmd::kdiff::KdiffArgs {
+                model,
+                scope,
+                max_depth,
+                sample,
+                walks,
+                length,
+                seed,
+                show,
+                tolerate_known,
+                progress: !progress.quiet,
+            };
+            cmd::kdiff::kdiff_cmd(&args, out, err)
+        }
+        Cmd::Cdiff {
+            model,
+            kernel,
+            scope,
+            max_depth,
+            sample,
+            walks,
+            length,
+            seed,
+            sequence,
+            show,
+            tolerate_known,
+            build_only,
+            corrupt_c,
+            progress,
+        } => {
+            let args = cmd::cdiff::CdiffArgs {
+                model,
+                kernel,
+                scope,
+                max_depth,
+                sample,
+                walks,
+                length,
+                seed,
+                sequence,
+                show,
+                tolerate_known,
+                progress: !progress.quiet,
+                corrupt: corrupt_c,
+                build_only,
+            };
+            cmd::cdiff::cdiff_cmd(&args, out, err)
+        }
+        Cmd::Repro { file, baseline } => {
+            cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
+        }
+        Cmd::Report { file, model } => {
+            cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
+        }
+        Cmd::Compare {
+            base,
+            patch,
+            scope,
+            scenario,
+            procs,
+            progress,
+        } => {
+            let args = cmd::compare::CompareArgs {
+                base,
+                patch,
+                check: cmd::check::CheckArgs {
+                    scope: scope.scope,
+                    mode: scope.mode,
+                    max_depth: scope.max_depth,
+                    progress: !progress.quiet,
+                    ..Default::default()
+                },
+                scenario,
+                procs,
+            };
+            cmd::compare::compare(&args, out, err)
+        }
+        Cmd::Drift {
+            model,
+            kernel,
+            diff,
+            stand_ins,
+        } => cmd::drift::drift(
+            &cmd::drift::DriftArgs {
+                model,
+                kernel,
+                diff,
+                stand_ins,
+            },
+            out,
+        ),
+        Cmd::Diff { patch, base } => cmd::diff::diff(&cmd::diff::DiffArgs { patch, base }, out),
+        Cmd::New {
+            name,
+            base,
+            dir,
+            proofs,
+        } => cmd::new::new_patch(
+            &cmd::new::NewArgs {
+                name,
+                base,
+                dir,
+                proofs,
+            },
+            out,
+        ),
+        Cmd::Prove {
+            files,
+            verbose,
+            format,
+            progress,
+        } => {
+            let args = cmd::prove::ProveArgs {
+                files,
+                verbose,
+                format,
+                progress: !progress.quiet,
+            };
+            cmd::prove::prove(&args, out, err)
+        }
+        Cmd::Replay {
+            file,
+            model,
+            minimise,
+            reads,
+            crash,
+            emit_scenario,
+        } => {
+            let args = cmd::replay::ReplayArgs {
+                file,
+                model,
+                minimise,
+                reads,
+                crash,
+                emit_scenario,
+            };
+            cmd::replay::replay(&args, out)
+        }
+        Cmd::Tree { file } => cmd::tree::run(file, out, err),
+        Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
+        Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
+        Cmd::FuzzDecode { input } => {
+            cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)
+        }
+        Cmd::ReplayCrash { input } => {
+            cmd::fuzz::replay_crash(&input.crash, input.models.as_deref(), out)
+        }
+        Cmd::Interleave {
+            model,
+            ops,
+            walker,
+            walkers,
+            kinds,
+            scope,
+            no_reduction,
+            audit,
+            max_states,
+            progress,
+        } => {
+            let sc = match rmapcheck::scope::Scope::load(scope.as_deref().unwrap_or("default")) {
+                Ok(s) => s,
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck interleave: {e}"))),
+            };
+            let args = cmd::interleave::InterleaveArgs {
+                model,
+                ops,
+                walker,
+                walkers: walkers.unwrap_or(sc.walkers.max(1) as usize),
+                kinds: if kinds.is_empty() {
+                    sc.walker_kinds
+                } else {
+                    kinds
+                },
+                no_reduction,
+                audit,
+                max_states,
+                progress: !progress.quiet,
+            };
+            cmd::interleave::interleave(&args, out)
+        }
+        Cmd::Locks { model, scope } => cmd::locks::locks(&model, scope.as_deref(), out, err),
+    }
+}
