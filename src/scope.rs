@@ -148,7 +148,7 @@ impl Default for Scope {
             entries: Vec::new(),
             extended: false,
             invariants: Vec::new(),
-            max_states: 2_000_000,
+            max_states: 50_000_000,
             max_seconds: 600.0,
             max_memory_mb: 8192,
             walkers: 0,

@@ -75,8 +75,7 @@ pub(crate) fn effective_scopes(a: &CheckArgs) -> Result<Vec<Scope>, String> {
         let mut passes = crate::explore::plan::every_path();
         for s in &mut passes {
             if let Some(d) = a.max_depth {
-                s.max_depth = d;
-                s.walker_depth = s.walker_depth.min(d);
+                crate::explore::plan::set_depth(s, d);
             }
             s.engine = a.engine;
         }

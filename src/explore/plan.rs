@@ -68,6 +68,19 @@ pub fn every_path() -> Vec<Scope> {
     ]
 }
 
+/// `--max-depth d` applied to a pass: its call depth becomes `d`. A pass whose walkers race
+/// every call (`walker_depth` up to its depth, as `walkers-deep`) goes on racing every call
+/// at the new depth; the others keep their walker window, cut at `d`.
+pub fn set_depth(s: &mut Scope, d: u32) {
+    let every_depth = s.walkers > 0 && s.walker_depth >= s.max_depth;
+    s.max_depth = d;
+    s.walker_depth = if every_depth {
+        d
+    } else {
+        s.walker_depth.min(d)
+    };
+}
+
 /// What the passes leave out together: each item of a pass's [`Scope::left_out`] that no other
 /// pass offers, and the walker kinds no pass runs against calls from every depth. The bounds
 /// are not compared (each pass prints its own).
@@ -142,6 +155,32 @@ mod tests {
         for p in &passes {
             p.validate().unwrap();
         }
+    }
+
+    #[test]
+    fn a_deeper_search_keeps_each_pass_walker_window() {
+        let deeper = |d| {
+            let mut passes = every_path();
+            for p in &mut passes {
+                set_depth(p, d);
+            }
+            passes
+        };
+        for d in [1, 3, 5, 6] {
+            let by_name = deeper(d);
+            let pass = |n: &str| by_name.iter().find(|p| p.name == n).unwrap().clone();
+            assert!(by_name.iter().all(|p| p.max_depth == d));
+            // walkers-deep races every call at every depth
+            assert_eq!(pass("walkers-deep").walker_depth, d);
+            // walkers races calls from depth 0 and 1 only, whatever the depth
+            assert_eq!(pass("walkers").walker_depth, d.min(2));
+            assert_eq!(pass("callers").walkers, 0);
+        }
+        // at depth 5 the deep walkers still cover every depth: only the other kinds are left
+        assert_eq!(
+            left_out_by_all(&deeper(5)),
+            vec!["walker kinds flush, madv, fault, uprobe against calls from depth 2..4"]
+        );
     }
 
     #[test]
