@@ -236,8 +236,10 @@ void glue_anon_rmap_tree_remove(struct anon_vma_chain *avc, struct anon_vma *ano
 
 /*
  * The other functions mm/interval_tree.c defines (queries, and any helper a patch adds there),
- * declared from their definitions at build time: rmap_gen.c compiles them after mm/vma.c, by
- * their own names, without a wrapper.
+ * declared from their definitions at build time: rmap_gen.c compiles them after mm/vma.c. One
+ * that takes a tree's owner (an address_space or an anon_vma) and is not a query is compiled
+ * under its __real_ name, behind a generated wrapper by its own name (rmap_helpers.c) that
+ * checks the owner's lock as glue.c's wrappers do (src/cdiff/helpers.rs).
  */
 #include "rmap_protos.h"
 

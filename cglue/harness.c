@@ -19,6 +19,8 @@
 
 #include "rmap_gen.c"
 #include "glue.c"
+/* generated: lock checks before the other tree-changing functions of mm/interval_tree.c */
+#include "rmap_helpers.c"
 
 int sysctl_max_map_count __read_mostly = DEFAULT_MAX_MAP_COUNT;
 bool fail_prealloc;

@@ -107,11 +107,10 @@ pub fn replace_once(text: &str, what: &str, from: &str, to: &str) -> Result<Stri
     }
 }
 
-/// Prototypes (`HEAD;`, one per line group) of the non-`static` functions `text` defines in
-/// kernel style (the body's `{` alone on a column-0 line), except those named in `skip`:
-/// the declarations a file compiled later needs to be called before it, whatever functions a
-/// patch adds to it.
-pub fn prototypes(text: &str, skip: &[&str]) -> String {
+/// The non-`static` functions `text` defines in kernel style (the body's `{` alone on a
+/// column-0 line), except those named in `skip`: each one's name and head (return type,
+/// name and parameters, as written, without the `;`).
+pub fn exported(text: &str, skip: &[&str]) -> Vec<(String, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -128,9 +127,20 @@ pub fn prototypes(text: &str, skip: &[&str]) -> String {
         if first == i || head.starts_with("static") || !head.contains('(') || skip.contains(&name) {
             continue;
         }
-        out.push(format!("{head};"));
+        out.push((name.to_string(), head));
     }
-    out.join("\n")
+    out
+}
+
+/// Prototypes (`HEAD;`, one per line group) of the functions [`exported`] finds: the
+/// declarations a file compiled later needs to be called before it, whatever functions a
+/// patch adds to it.
+pub fn prototypes(text: &str, skip: &[&str]) -> String {
+    exported(text, skip)
+        .into_iter()
+        .map(|(_, head)| format!("{head};"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `text` without its `#include` lines.

@@ -16,6 +16,7 @@ pub mod canon;
 pub mod cdump;
 pub mod csource;
 pub mod harness;
+pub mod helpers;
 pub mod known;
 pub mod model;
 pub mod render;

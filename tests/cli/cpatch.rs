@@ -138,3 +138,70 @@ fn a_cpatch_whose_anchor_is_gone_is_bad_input() {
         "{err}"
     );
 }
+
+/// The split-skip-reinsert helper, called where its tree is not locked: a spec written here
+/// from the posted one's first two edits (the helper in mm/interval_tree.c and its prototype)
+/// and an edit of our own that calls it in vma_complete() just after i_mmap_rwsem is released.
+/// The trees are right when it runs (its propagate changes nothing), so only the lock check of
+/// the wrapper the harness generates for a patch's helper catches it.
+#[test]
+fn a_patch_helper_called_without_its_lock_breaks_lock_discipline() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let posted: toml::Table =
+        toml::from_str(&std::fs::read_to_string(spec("split-skip-reinsert")).unwrap()).unwrap();
+    let mut edits: Vec<toml::Value> = posted["edit"].as_array().unwrap()[..2].to_vec();
+    assert!(edits[0]["replace"]
+        .as_str()
+        .unwrap()
+        .contains("void mapping_rmap_tree_update_last("));
+    let mut late = toml::Table::new();
+    late.insert("file".into(), "mm/vma.c".into());
+    late.insert(
+        "find".into(),
+        "\tif (vp->file) {\n\t\ti_mmap_unlock_write(vp->mapping);\n".into(),
+    );
+    late.insert(
+        "replace".into(),
+        "\tif (vp->file) {\n\t\ti_mmap_unlock_write(vp->mapping);\n\t\tmapping_rmap_tree_update_last(vp->vma, vp->mapping);\n".into(),
+    );
+    edits.push(late.into());
+    let mut s = toml::Table::new();
+    s.insert("summary".into(), "the helper, called unlocked".into());
+    s.insert("edit".into(), edits.into());
+    let path = d.path().join("helper-unlocked.toml");
+    std::fs::write(&path, toml::to_string(&s).unwrap()).unwrap();
+    let (rc, out, err) = rmapcheck(&[
+        "cpatch".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        path.as_os_str(),
+    ]);
+    assert_eq!(rc, 0, "{err}");
+    let p = d.path().join("helper-unlocked.diff");
+    std::fs::write(&p, out).unwrap();
+    let (rc, out, err) = rmapcheck(&[
+        "check".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        "--patch".as_ref(),
+        p.as_os_str(),
+        "--max-depth".as_ref(),
+        "2".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(rc, 1, "{doc}{err}");
+    let cx = &doc["counterexample"];
+    assert_eq!(cx["invariant"], "lock-discipline", "{doc}");
+    assert!(
+        cx["what"]
+            .as_str()
+            .unwrap()
+            .contains("mapping_rmap_tree_update_last without i_mmap_rwsem held for write"),
+        "{doc}"
+    );
+}
