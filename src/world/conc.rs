@@ -243,11 +243,27 @@ impl World {
             .iter()
             .filter_map(|&v| Some((v, self.page_address(v, target, pgoff)?)))
             .collect();
-        let required_ptes = self
-            .ptes_of(target, pgoff)
-            .into_iter()
-            .map(|(m, a, f)| (m, a, f, false))
-            .collect();
+        // Page-level completeness is what the rmap locks give a walk: mremap's pte move takes
+        // them (take_rmap_locks) when the walk's order alone would not find the page. A file
+        // walk under only the flush_dcache lock (flush_dcache_folio on parisc and arm) is not
+        // excluded by that move, and does not need to be: move_page_tables() flushes the old
+        // range (flush_cache_range) before it moves the ptes (mm/mremap.c, v7.3-rc7). Such a
+        // walk is held to finding the VMAs (`walker-complete`), not each pte.
+        let pages = match target {
+            WalkTarget::File(m) => {
+                let rw = &self.mappings[m as usize].i_mmap_rwsem;
+                rw.held_read_by(t) || rw.held_write_by(t)
+            }
+            WalkTarget::Anon(_) => true,
+        };
+        let required_ptes = if pages {
+            self.ptes_of(target, pgoff)
+                .into_iter()
+                .map(|(m, a, f)| (m, a, f, false))
+                .collect()
+        } else {
+            Vec::new()
+        };
         // kept in thread order, so that the order in which the walks began is not part of
         // the state (two walkers beginning in either order reach one state)
         let at = self.walks.partition_point(|w| w.tid < t);

@@ -107,6 +107,50 @@ fn remap_no_rmap_locks_is_caught_by_a_concurrent_walk_only() {
     }
 }
 
+/// The same move raced by `flush_dcache_walk` (parisc/arm flush_dcache_folio: the file tree
+/// under only the flush_dcache lock) on the baseline: move_ptes() holds i_mmap_rwsem, which
+/// that walk does not take, so it may visit the merged VMA before the pte arrives and the old
+/// one after it left. The kernel does not need that walk to reach each pte (move_page_tables()
+/// flushes the old range first), so it is held to finding the VMAs (`walker-complete`) and the
+/// baseline holds; `rmap_walk_file`, under i_mmap_rwsem, is still held to every pte (above).
+/// Before, `rmap-complete` was asked of this walk too: a false counterexample on the baseline
+/// that the walkers-deep pass finds with every walker kind.
+#[test]
+fn a_flush_dcache_walk_racing_the_move_is_held_to_the_vmas_only() {
+    let text = std::fs::read_to_string("examples/interleave/remap-merge-prev.toml").unwrap();
+    let sc = Scenario::parse(&text).unwrap();
+    let calls: Vec<&str> = sc.calls.iter().map(String::as_str).collect();
+    let base = load(BASELINE);
+    let w = run_clean(&base, &text, &calls[..1]);
+    let cfg = Config::default();
+    let race = |walker: &str| {
+        let threads: Vec<Call> = [calls[1], walker]
+            .iter()
+            .map(|c| Call::parse(c).unwrap())
+            .collect();
+        explore(&base, BASELINE, &w, &threads, &cfg)
+            .unwrap()
+            .outcome
+    };
+    let o = race("flush_dcache_walk(mapping#0, 102)");
+    assert!(matches!(o, IOutcome::Holds), "{o:?}");
+    // without move_ptes()' rmap locks the flush walk is raced the same way, and holds too: it
+    // still has to find the VMAs, which flush-unlock-before-rekey breaks (walker-complete,
+    // tests/model/interleave.rs)
+    let r = explore(
+        &load(&m("remap-no-rmap-locks")),
+        "remap-no-rmap-locks",
+        &w,
+        &[
+            Call::parse(calls[1]).unwrap(),
+            Call::parse("flush_dcache_walk(mapping#0, 102)").unwrap(),
+        ],
+        &cfg,
+    )
+    .unwrap();
+    assert!(matches!(r.outcome, IOutcome::Holds), "{:?}", r.outcome);
+}
+
 /// A file VMA with no anon_vma takes its new address as its anonymous page offset when it
 /// moves (copy_vma(), v7.3): its file page offset stays. Before the model did so, a shared
 /// file VMA moved to page 0 kept the anonymous offset of its old place, and a later merge that
