@@ -32,11 +32,16 @@ fn spec(name: &str) -> PathBuf {
 
 /// The spec's diff against `t`, written under `dir`.
 fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
+    diff_of(t, &spec(name), name, dir)
+}
+
+/// The diff of the spec file `s` against `t`, written as `dir/NAME.diff`.
+fn diff_of(t: &Path, s: &Path, name: &str, dir: &Path) -> PathBuf {
     let (rc, out, err) = rmapcheck(&[
         "cpatch".as_ref(),
         "--kernel".as_ref(),
         t.as_os_str(),
-        spec(name).as_os_str(),
+        s.as_os_str(),
     ]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.starts_with("--- a/"), "{out}");
@@ -47,7 +52,12 @@ fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
 
 /// `check --kernel t --patch p --format json` at the default scope: exit status and document.
 fn check_json(t: &Path, p: &Path) -> (i32, serde_json::Value, String) {
-    let (rc, out, err) = rmapcheck(&[
+    check_json_with(t, p, &[])
+}
+
+/// [`check_json`] with more flags.
+fn check_json_with(t: &Path, p: &Path, more: &[&str]) -> (i32, serde_json::Value, String) {
+    let mut args: Vec<&std::ffi::OsStr> = vec![
         "check".as_ref(),
         "--kernel".as_ref(),
         t.as_os_str(),
@@ -56,7 +66,9 @@ fn check_json(t: &Path, p: &Path) -> (i32, serde_json::Value, String) {
         "--format".as_ref(),
         "json".as_ref(),
         "--quiet".as_ref(),
-    ]);
+    ];
+    args.extend(more.iter().map(|m| std::ffi::OsStr::new(m)));
+    let (rc, out, err) = rmapcheck(&args);
     let doc = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     (rc, doc, err)
 }
@@ -171,29 +183,8 @@ fn a_patch_helper_called_without_its_lock_breaks_lock_discipline() {
     s.insert("edit".into(), edits.into());
     let path = d.path().join("helper-unlocked.toml");
     std::fs::write(&path, toml::to_string(&s).unwrap()).unwrap();
-    let (rc, out, err) = rmapcheck(&[
-        "cpatch".as_ref(),
-        "--kernel".as_ref(),
-        t.as_os_str(),
-        path.as_os_str(),
-    ]);
-    assert_eq!(rc, 0, "{err}");
-    let p = d.path().join("helper-unlocked.diff");
-    std::fs::write(&p, out).unwrap();
-    let (rc, out, err) = rmapcheck(&[
-        "check".as_ref(),
-        "--kernel".as_ref(),
-        t.as_os_str(),
-        "--patch".as_ref(),
-        p.as_os_str(),
-        "--max-depth".as_ref(),
-        "2".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-        "--quiet".as_ref(),
-    ]);
-    let doc: serde_json::Value =
-        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let p = diff_of(&t, &path, "helper-unlocked", d.path());
+    let (rc, doc, err) = check_json_with(&t, &p, &["--max-depth", "2"]);
     assert_eq!(rc, 1, "{doc}{err}");
     let cx = &doc["counterexample"];
     assert_eq!(cx["invariant"], "lock-discipline", "{doc}");
