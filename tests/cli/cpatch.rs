@@ -67,7 +67,7 @@ fn check_json_with(t: &Path, p: &Path, more: &[&str]) -> (i32, serde_json::Value
         "json".as_ref(),
         "--quiet".as_ref(),
     ];
-    args.extend(more.iter().map(|m| std::ffi::OsStr::new(m)));
+    args.extend(more.iter().map(std::ffi::OsStr::new));
     let (rc, out, err) = rmapcheck(&args);
     let doc = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     (rc, doc, err)
