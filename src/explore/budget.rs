@@ -8,7 +8,9 @@
 //! estimate, so worlds held in frontiers and worker threads are included. It is read at the
 //! first poll and then at most once every [`RSS_EVERY`] (a read costs a few microseconds of
 //! system calls, a poll otherwise tens of nanoseconds), so the memory bound holds within what
-//! the search allocates in that time, about a megabyte at the rates searches run.
+//! the search allocates in that time, about a megabyte at the rates searches run. A table that
+//! is about to double (the seen-set) asks first ([`Budget::before_growth`]): the new table is
+//! allocated while the old one is still there, a jump a later poll would see too late.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -166,6 +168,27 @@ impl Budget {
         reason
     }
 
+    /// Why the search must stop before it allocates `extra` bytes at once (a table about to
+    /// double): the memory bound, if the resident set read now and `extra` together pass it.
+    /// The poll alone would see such a jump only after it, too late to keep the bound. Once
+    /// spent this way, the budget stays spent.
+    pub(crate) fn before_growth(&self, extra: u64) -> Option<String> {
+        if self.is_spent.load(Ordering::Acquire) {
+            return self.spent();
+        }
+        let rss = resident_bytes();
+        self.rss.store(rss, Ordering::Relaxed);
+        if rss.saturating_add(extra) <= self.max_bytes {
+            return None;
+        }
+        let r = format!("memory bound {} MiB reached", self.max_bytes >> 20);
+        if let Ok(mut g) = self.spent.lock() {
+            g.get_or_insert_with(|| r.clone());
+            self.is_spent.store(true, Ordering::Release);
+        }
+        self.spent()
+    }
+
     /// Whether the resident set is over the bound, `now` nanoseconds after the start: read at
     /// the first poll and when [`RSS_EVERY`] has passed since the last read (by one thread;
     /// the others judge by the last value read).
@@ -191,6 +214,16 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_growth_past_the_memory_bound_spends_the_budget_before_it_happens() {
+        let b = Budget::new(f64::INFINITY, 4096);
+        assert_eq!(b.before_growth(1 << 20), None, "a megabyte fits in 4 GiB");
+        assert_eq!(b.poll(), None);
+        let r = b.before_growth(8 << 30).expect("8 GiB more does not fit");
+        assert!(r.contains("memory bound 4096 MiB"), "{r}");
+        assert_eq!(b.poll(), Some(r), "spent stays spent");
+    }
 
     #[test]
     fn a_zero_time_budget_is_spent_and_stays_spent() {

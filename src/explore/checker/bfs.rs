@@ -120,6 +120,9 @@ impl<T: TransitionSystem> Search<'_, T> {
         if let Some(reason) = done.stopped {
             return Some(self.incomplete(reason, level.depth));
         }
+        if let Some(reason) = self.before_growth(done.succs.len()) {
+            return Some(self.incomplete(reason, level.depth));
+        }
         let parent = level.frontier.node(k);
         let last = level.depth + 1 >= self.cfg.max_depth;
         self.stats.transitions += done.succs.len();
@@ -153,6 +156,31 @@ impl<T: TransitionSystem> Search<'_, T> {
         }
         self.figures(level.depth + 1);
         Some(Verdict::Failed { path, failure })
+    }
+
+    /// The memory bound, if merging `incoming` states may make the seen-set (or, with
+    /// [`TransitionSystem::MERGES`], the next level's index) double: a table's growth
+    /// allocates the new table while the old one is still there, a jump of twice its size that
+    /// a poll after it would see too late. `None` while the tables have room.
+    fn before_growth(&self, incoming: usize) -> Option<String> {
+        let entry = std::mem::size_of::<u64>() + 1;
+        let grows = |len: usize, cap: usize, entry: usize| {
+            if len + incoming > cap {
+                // the new table: twice the buckets, one control byte each
+                (2 * cap.max(3) * 8 / 7 + 1) * entry
+            } else {
+                0
+            }
+        };
+        let mut extra = grows(self.seen.len(), self.seen.capacity(), entry);
+        if T::MERGES {
+            let entry = std::mem::size_of::<(u64, usize)>() + 1;
+            extra += grows(self.at_next.len(), self.at_next.capacity(), entry);
+        }
+        if extra == 0 {
+            return None;
+        }
+        self.budget.before_growth(extra as u64)
     }
 
     /// After `merged` of the `len` frontier states were merged: every batch, progress and the
