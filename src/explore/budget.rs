@@ -151,21 +151,15 @@ impl Budget {
         }
         let now = self.start.elapsed();
         let reason = if stop_requested() {
-            Some("interrupted".to_string())
+            "interrupted".to_string()
         } else if now.as_secs_f64() > self.max_seconds {
-            Some(format!("time bound {}s reached", self.max_seconds))
+            format!("time bound {}s reached", self.max_seconds)
         } else if self.over_memory(u64::try_from(now.as_nanos()).unwrap_or(NEVER - 1)) {
-            Some(format!("memory bound {} MiB reached", self.max_bytes >> 20))
+            self.memory_reason()
         } else {
-            None
+            return None;
         };
-        if let Some(r) = &reason {
-            if let Ok(mut g) = self.spent.lock() {
-                g.get_or_insert_with(|| r.clone());
-                self.is_spent.store(true, Ordering::Release);
-            }
-        }
-        reason
+        self.spend(reason)
     }
 
     /// Why the search must stop before it allocates `extra` bytes at once (a table about to
@@ -181,12 +175,22 @@ impl Budget {
         if rss.saturating_add(extra) <= self.max_bytes {
             return None;
         }
-        let r = format!("memory bound {} MiB reached", self.max_bytes >> 20);
+        self.spend(self.memory_reason())
+    }
+
+    fn memory_reason(&self) -> String {
+        format!("memory bound {} MiB reached", self.max_bytes >> 20)
+    }
+
+    /// Mark the budget spent for `reason`, unless another thread spent it first; the reason
+    /// it stays spent for.
+    fn spend(&self, reason: String) -> Option<String> {
         if let Ok(mut g) = self.spent.lock() {
-            g.get_or_insert_with(|| r.clone());
+            let kept = g.get_or_insert(reason).clone();
             self.is_spent.store(true, Ordering::Release);
+            return Some(kept);
         }
-        self.spent()
+        Some(reason)
     }
 
     /// Whether the resident set is over the bound, `now` nanoseconds after the start: read at

@@ -250,10 +250,7 @@ impl World {
         // range (flush_cache_range) before it moves the ptes (mm/mremap.c, v7.3-rc7). Such a
         // walk is held to finding the VMAs (`walker-complete`), not each pte.
         let pages = match target {
-            WalkTarget::File(m) => {
-                let rw = &self.mappings[m as usize].i_mmap_rwsem;
-                rw.held_read_by(t) || rw.held_write_by(t)
-            }
+            WalkTarget::File(m) => self.mappings[m as usize].i_mmap_rwsem.held_by(t),
             WalkTarget::Anon(_) => true,
         };
         let required_ptes = if pages {
@@ -439,11 +436,7 @@ impl World {
     /// The lock classes thread `t` holds now.
     pub(crate) fn held_classes(&self, t: ThreadId) -> LockClasses {
         let mut out = LockClasses::default();
-        if self
-            .mms
-            .iter()
-            .any(|m| m.mmap_lock.held_read_by(t) || m.mmap_lock.held_write_by(t))
-        {
+        if self.mms.iter().any(|m| m.mmap_lock.held_by(t)) {
             out.insert(LockClass::MmapLock);
         }
         let vma_held = self.vmas.iter().any(|v| {
@@ -457,18 +450,14 @@ impl World {
             out.insert(LockClass::VmaLock);
         }
         for m in &self.mappings {
-            if m.i_mmap_rwsem.held_read_by(t) || m.i_mmap_rwsem.held_write_by(t) {
+            if m.i_mmap_rwsem.held_by(t) {
                 out.insert(LockClass::IMmapRwsem);
             }
             if m.flush_dcache.held_by(t) {
                 out.insert(LockClass::FlushDcache);
             }
         }
-        if self
-            .anon_vmas
-            .iter()
-            .any(|a| a.rwsem.held_read_by(t) || a.rwsem.held_write_by(t))
-        {
+        if self.anon_vmas.iter().any(|a| a.rwsem.held_by(t)) {
             out.insert(LockClass::AnonVmaRwsem);
         }
         if self.mms.iter().any(|m| m.page_table_lock.held_by(t)) {

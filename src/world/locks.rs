@@ -34,6 +34,10 @@ impl RwSem {
     pub(crate) fn held_read_by(&self, t: ThreadId) -> bool {
         self.readers & (1 << t) != 0
     }
+    /// Held by `t` for reading or for writing.
+    pub(crate) fn held_by(&self, t: ThreadId) -> bool {
+        self.held_read_by(t) || self.held_write_by(t)
+    }
     pub(crate) fn is_free(&self) -> bool {
         self.writer.is_none() && self.readers == 0
     }

@@ -163,19 +163,26 @@ impl<T: TransitionSystem> Search<'_, T> {
     /// allocates the new table while the old one is still there, a jump of twice its size that
     /// a poll after it would see too late. `None` while the tables have room.
     fn before_growth(&self, incoming: usize) -> Option<String> {
-        let entry = std::mem::size_of::<u64>() + 1;
+        // the bytes of the table that replaces a full one: twice the buckets (a capacity is
+        // 7/8 of them), each an entry and a control byte
         let grows = |len: usize, cap: usize, entry: usize| {
             if len + incoming > cap {
-                // the new table: twice the buckets, one control byte each
-                (2 * cap.max(3) * 8 / 7 + 1) * entry
+                (2 * cap.max(3) * 8 / 7 + 1) * (entry + 1)
             } else {
                 0
             }
         };
-        let mut extra = grows(self.seen.len(), self.seen.capacity(), entry);
+        let mut extra = grows(
+            self.seen.len(),
+            self.seen.capacity(),
+            std::mem::size_of::<u64>(),
+        );
         if T::MERGES {
-            let entry = std::mem::size_of::<(u64, usize)>() + 1;
-            extra += grows(self.at_next.len(), self.at_next.capacity(), entry);
+            extra += grows(
+                self.at_next.len(),
+                self.at_next.capacity(),
+                std::mem::size_of::<(u64, usize)>(),
+            );
         }
         if extra == 0 {
             return None;

@@ -123,7 +123,7 @@ impl World {
             MmapAssertLocked => {
                 let mm = self.obj(args[0], ObjKind::Mm, name)?;
                 let l = &self.mms[mm as usize].mmap_lock;
-                if !l.held_read_by(t) && !l.held_write_by(t) {
+                if !l.held_by(t) {
                     self.violate(
                         Invariant::LockDiscipline,
                         format!("mmap_assert_locked(mm#{mm}): thread {t} holds no mmap_lock"),
