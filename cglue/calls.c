@@ -212,7 +212,10 @@ out:
 
 /*
  * mremap(2) growing in place (mm/mremap.c expand_vma_in_place()): vma_merge_extend(), and the
- * mm's statistics grow by the delta (vrm_stat_account()).
+ * mm's statistics grow by the delta (vrm_stat_account()). Only where vrm_can_expand_in_place()
+ * lets it: vma_expandable() refuses when anything is mapped in [vm_end, new end), and mremap
+ * without MREMAP_MAYMOVE then fails with -ENOMEM, so vma_merge_extend() never runs over a
+ * mapped range.
  */
 static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigned long new_end)
 {
@@ -225,6 +228,10 @@ static long call_mremap_expand(struct mm_struct *mm, unsigned long addr, unsigne
 	vma = vma_lookup(mm, pg(addr));
 	if (!vma || vma->vm_start != pg(addr) || pg(new_end) <= vma->vm_end) {
 		ret = -EINVAL;
+		goto out;
+	}
+	if (find_vma_intersection(mm, vma->vm_end, pg(new_end))) {
+		ret = -ENOMEM;	/* !vma_expandable() */
 		goto out;
 	}
 	vma_iter_set(&vmi, vma->vm_end);
@@ -394,6 +401,15 @@ static long call_shift_down(struct mm_struct *mm, unsigned long addr, unsigned l
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	vma = vma_lookup(mm, pg(addr));
 	if (!vma || vma->vm_start != pg(addr)) {
+		mmap_write_unlock(mm);
+		return -EINVAL;
+	}
+	/*
+	 * exec's caller guarantees a faulted stack: copy_strings() wrote the arguments into it
+	 * before setup_arg_pages(), so it has an anon_vma (assert_sane_pgoff() in mm/vma.h would
+	 * warn on one without). The harness refuses what exec never passes.
+	 */
+	if (!vma->anon_vma) {
 		mmap_write_unlock(mm);
 		return -EINVAL;
 	}

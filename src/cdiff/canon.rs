@@ -42,8 +42,7 @@ pub struct RawVma {
     pub write: bool,
     pub shared: bool,
     pub growsdown: bool,
-    /// `VM_ACCOUNT` (the C only: the model has no such flag); not part of the lines, read by
-    /// the known finding `mprotect-drops-vm-account`.
+    /// `VM_ACCOUNT`, when the side records it (both do; a hand-made world may leave it out).
     pub account: Option<bool>,
     pub anon_vma: Option<u64>,
     /// The anon_vma_chain list, head first (avc ids).
@@ -209,6 +208,9 @@ impl Raw {
                 }
                 if v.growsdown {
                     s += " growsdown";
+                }
+                if v.account == Some(true) {
+                    s += " account";
                 }
                 s += &format!(" anon_vma {}", opt(&mut n, v.anon_vma, Names::anon));
                 let chain: Vec<String> = v.chain.iter().map(|&c| n.avc(c)).collect();

@@ -1,12 +1,12 @@
 //! The model's world as a [`Raw`] world, field for field what the C harness dumps: each live
 //! mm's VMAs in address order, each file's i_mmap and each live anon_vma's tree node by node
-//! (preorder), the live anon_vma_chains. The model has no `VM_ACCOUNT`, and the harness's
-//! WARNs and lock records have no model counterpart (a model `VM_WARN_ON` fails the model's
-//! own check first), so neither is part of the comparison.
+//! (preorder), the live anon_vma_chains, each VMA's flags as the C's (`VM_ACCOUNT` included).
+//! The harness's WARNs and lock records have no model counterpart (a model `VM_WARN_ON` fails
+//! the model's own check first), so they are not part of the comparison.
 
 use super::canon::{Raw, RawAnon, RawMm, RawNode, RawTree, RawVma};
 use crate::tree::{Color, RbRoot};
-use crate::world::builtins::{VM_GROWSDOWN, VM_SHARED, VM_WRITE};
+use crate::world::builtins::{VM_ACCOUNT, VM_GROWSDOWN, VM_SHARED, VM_WRITE};
 use crate::world::World;
 
 fn tree(t: &RbRoot, cached: &dyn Fn(u32) -> Option<(u64, u64)>) -> RawTree {
@@ -59,7 +59,7 @@ pub fn raw(w: &World) -> Raw {
                 write: x.vm_flags & VM_WRITE != 0,
                 shared: x.vm_flags & VM_SHARED != 0,
                 growsdown: x.vm_flags & VM_GROWSDOWN != 0,
-                account: None,
+                account: Some(x.vm_flags & VM_ACCOUNT != 0),
                 anon_vma: x.anon_vma.map(u64::from),
                 chain: x.anon_vma_chain.iter().map(|&c| u64::from(c)).collect(),
             });

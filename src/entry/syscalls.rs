@@ -346,9 +346,16 @@ pub(crate) const SHIFT_DOWN: Entry = Entry {
     )
 };
 
-/// Every shift that keeps the VMA above the previous one and overlapping its old range.
+/// Every shift that keeps the VMA above the previous one and overlapping its old range, of
+/// an anonymous VMA that has been faulted. exec never moves a stack without an anon_vma:
+/// copy_strings() writes the arguments into it before setup_arg_pages() calls
+/// relocate_vma_down() (fs/exec.c), and on one without, assert_sane_pgoff() (mm/vma.h, v7.3)
+/// warns at the move, which keeps the pgoff.
 fn shift_offer(h: &Here, emit: Emit) {
     let v = h.v();
+    if v.file_backed || v.anon_vma.is_none() {
+        return;
+    }
     let floor = h.prev().map_or(0, |p| p.end);
     for k in 1..v.end - v.start {
         if v.start >= floor + k {
@@ -360,6 +367,9 @@ fn shift_offer(h: &Here, emit: Emit) {
 fn shift_pick(p: &Pick) -> Option<Vec<Value>> {
     let v = p.vma()?;
     let x = v.x;
+    if !x.is_anonymous() || x.anon_vma.is_none() {
+        return None;
+    }
     let floor = v.prev.map_or(0, |p| p.vm_end);
     let most = (x.vm_start - floor).min(x.pages().saturating_sub(1));
     if most == 0 {
@@ -376,6 +386,9 @@ fn shift_requires(a: &At) -> Result<(), String> {
     let floor = prev.map_or(0, |p| a.w.vmas[p as usize].vm_end);
     if x.vm_start != s || sh == 0 || sh > s - floor || sh >= x.pages() {
         return Err("the shift does not fit below the VMA".into());
+    }
+    if !x.is_anonymous() || x.anon_vma.is_none() {
+        return Err("exec moves only a faulted anonymous stack (one with an anon_vma)".into());
     }
     Ok(())
 }

@@ -29,4 +29,5 @@ mod stack;
 mod symmetry;
 mod undo;
 mod uprobe_walk;
+mod vm_account;
 mod world_basics;

@@ -46,6 +46,8 @@ fn fault<T>(msg: impl Into<String>) -> R<T> {
 pub const VM_SHARED: i64 = 0x8;
 /// Bit of `vm_flags` meaning writable (as the models' `#define VM_WRITE`).
 pub const VM_WRITE: i64 = 0x2;
+/// `VM_ACCOUNT` (as the models' `#define`, include/linux/mm.h bit 20): charged to overcommit.
+pub const VM_ACCOUNT: i64 = 0x10_0000;
 /// `VM_GROWSDOWN` (as the models' `#define`): a stack that grows down at a fault below it.
 pub(crate) const VM_GROWSDOWN: i64 = 0x100;
 /// `VM_GROWSUP` (as the models' `#define`, lib/stack.rmap): CONFIG_STACK_GROWSUP's stack, which
