@@ -78,6 +78,7 @@ mod tests {
             pgoff: 0,
             writable: true,
             shared: false,
+            account: true,
             anon,
             anon_pages: pages,
             anon_id: None,

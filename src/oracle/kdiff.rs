@@ -243,7 +243,7 @@ fn run_one(
             };
             if let Some((what, bad)) = mismatch {
                 let known = if refused.is_none() {
-                    super::known::explain(&seq.calls[i], &model, &kernel, &ghost.unaccounted(mm))
+                    super::known::explain(&seq.calls[i], &model, &kernel)
                 } else {
                     None
                 };

@@ -5,7 +5,7 @@
 
 use super::procmaps::KernelVma;
 use crate::textbuf::PushFmt;
-use crate::world::builtins::{VM_SHARED, VM_WRITE};
+use crate::world::builtins::{VM_ACCOUNT, VM_SHARED, VM_WRITE};
 use crate::world::World;
 
 /// What a VMA maps.
@@ -29,6 +29,8 @@ pub struct LVma {
     pub pgoff: u64,
     pub writable: bool,
     pub shared: bool,
+    /// `VM_ACCOUNT` (kernel: smaps `VmFlags` shows `ac`).
+    pub account: bool,
     /// Model: the VMA has an anon_vma. Kernel: smaps shows anonymous memory.
     pub anon: bool,
     /// Kernel only: anonymous pages (smaps `Anonymous:` / 4 KiB).
@@ -46,6 +48,7 @@ impl LVma {
             && (self.backing == Backing::Anon || self.pgoff == o.pgoff)
             && self.writable == o.writable
             && self.shared == o.shared
+            && self.account == o.account
     }
 
     /// `[0, 2) file#0 pgoff 0 rw private anon` (`names` names model files).
@@ -66,6 +69,9 @@ impl LVma {
         }
         s += if self.writable { " rw" } else { " ro" };
         s += if self.shared { " shared" } else { " private" };
+        if self.account {
+            s += " account";
+        }
         if kernel {
             if self.anon_pages > 0 {
                 s.push_fmt(format_args!(" anon pages {}", self.anon_pages));
@@ -92,6 +98,7 @@ pub(crate) fn model_layout(w: &World, mm: usize) -> Vec<LVma> {
                 pgoff: x.vm_pgoff,
                 writable: x.vm_flags & VM_WRITE != 0,
                 shared: x.vm_flags & VM_SHARED != 0,
+                account: x.vm_flags & VM_ACCOUNT != 0,
                 anon: x.anon_vma.is_some(),
                 anon_pages: 0,
                 anon_id: x.anon_vma,
@@ -123,6 +130,7 @@ pub(crate) fn kernel_layout(vmas: &[KernelVma], base: u64, ids: &[(u64, u64)]) -
                     .unwrap_or(k.offset / page),
                 writable: k.perms.get(1..2) == Some("w"),
                 shared: k.perms.get(3..4) == Some("s"),
+                account: k.account,
                 anon: k.anonymous_kb > 0,
                 anon_pages: k.anonymous_kb * 1024 / page,
                 anon_id: None,

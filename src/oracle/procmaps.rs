@@ -14,6 +14,8 @@ pub(crate) struct KernelVma {
     pub inode: u64,
     pub path: String,
     pub anonymous_kb: u64,
+    /// `VmFlags:` has `ac` (VM_ACCOUNT).
+    pub account: bool,
 }
 
 fn hex(s: &str, line: &str) -> Result<u64, String> {
@@ -49,6 +51,7 @@ fn header(line: &str) -> Result<KernelVma, String> {
         inode,
         path,
         anonymous_kb: 0,
+        account: false,
     })
 }
 
@@ -69,6 +72,11 @@ pub(crate) fn parse_smaps(text: &str, lo: u64, hi: u64) -> Result<Vec<KernelVma>
                     .ok_or_else(|| format!("smaps: bad Anonymous line {line:?}"))?;
                 if let Some(v) = out.last_mut() {
                     v.anonymous_kb = kb;
+                }
+            }
+            if keep && first == "VmFlags:" {
+                if let Some(v) = out.last_mut() {
+                    v.account = line.split_whitespace().skip(1).any(|f| f == "ac");
                 }
             }
             continue;
