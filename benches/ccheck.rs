@@ -23,8 +23,8 @@ fn compare(prog: &Program, binary: &Path, depth: u32) -> (f64, usize) {
     let mut scope = Scope::load("default").expect("default scope");
     scope.max_depth = depth;
     let threads = ccheck::default_threads();
-    let c =
-        ccheck::search(prog, &scope, binary, threads, &mut |_, _, _, _| {}).expect("the C search");
+    let c = ccheck::search(prog, &scope, binary, None, threads, &mut |_, _, _, _| {})
+        .expect("the C search");
     let cs = &c.stats;
     let (line, _, _) = ccheck::report::verdict_line(&c, depth);
     println!(

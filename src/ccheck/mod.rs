@@ -3,15 +3,16 @@
 //! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness of `cdiff` is built from that copy;
 //! and an exhaustive breadth-first search over the harness's vma.c-level alphabet
 //! ([`system`], on the checker core of `explore::checker`) checks the sequential invariants on
-//! the C world after every call ([`invariants`]). Counterexamples are shown with the calls in
-//! kernel form, the C world at the failure and what the model says after the same calls
-//! ([`report`]). See docs/CHECK-C.md.
+//! the C world after every call ([`invariants`]), and the model's world against the C's
+//! ([`diverge`]): a search never acts on a model that has left the kernel. Counterexamples are
+//! shown with the calls in kernel form, the C world at the failure and what the model says
+//! after the same calls ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
 pub mod cpatch;
+pub mod diverge;
 pub mod html;
 pub mod invariants;
-pub mod known;
 pub mod overlay;
 pub mod patch;
 pub mod report;
@@ -42,6 +43,9 @@ pub struct Source {
 pub struct Prepared {
     pub built: Built,
     pub applied: Vec<String>,
+    /// The unpatched tree's harness, when something was applied: the search replays on it
+    /// where the patched C's layout leaves the model's.
+    pub baseline: Option<Built>,
 }
 
 /// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
@@ -59,6 +63,7 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
         return Ok(Prepared {
             built: build::build(tree)?,
             applied: Vec::new(),
+            baseline: None,
         });
     }
     let parent = build::cache_root().with_file_name("patched");
@@ -73,6 +78,7 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
     Ok(Prepared {
         built,
         applied: o.applied.clone(),
+        baseline: Some(build::build(tree)?),
     })
 }
 
@@ -87,21 +93,28 @@ pub struct Outcome {
     /// Sequences replayed on the C (one per transition).
     pub replays: u64,
     pub harnesses: u64,
-    /// Known findings tolerated ([`known`]), by name.
-    pub known: Vec<(&'static str, usize)>,
+    /// States where the model's world left the C's, never expanded.
+    pub divergences: diverge::Divergences,
 }
 
-/// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered.
+/// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered;
+/// `baseline` is the unpatched tree's harness when `binary` is patched.
 pub fn search(
     prog: &Program,
     scope: &Scope,
     binary: &Path,
+    baseline: Option<&Path>,
     threads: usize,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<Outcome, String> {
     let budget = Budget::of_scope(scope);
     let model = CallSystem::new(prog, scope, budget.clone());
-    let sys = CSystem::new(model, binary.to_path_buf(), Duration::from_secs(20))?;
+    let sys = CSystem::new(
+        model,
+        binary.to_path_buf(),
+        Duration::from_secs(20),
+        baseline.map(Path::to_path_buf),
+    )?;
     let cfg = Config {
         max_depth: scope.max_depth,
         max_states: scope.max_states,
@@ -117,14 +130,7 @@ pub fn search(
         .iter()
         .map(|(k, v)| (k.clone(), *v))
         .collect();
-    let known: Vec<(&'static str, usize)> = sys
-        .counts
-        .known
-        .lock()
-        .expect("counts")
-        .iter()
-        .map(|(k, v)| (*k, *v))
-        .collect();
+    let divergences = std::mem::take(&mut *sys.counts.divergences.lock().expect("counts"));
     Ok(Outcome {
         verdict,
         stats,
@@ -132,7 +138,7 @@ pub fn search(
         c_calls: sys.counts.c_calls.load(Ordering::Relaxed),
         replays: sys.counts.replays.load(Ordering::Relaxed),
         harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
-        known,
+        divergences,
     })
 }
 

@@ -116,6 +116,49 @@ pub fn figures(o: &Outcome) -> String {
     )
 }
 
+/// How a C search ended, for its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Holds,
+    Found,
+    Incomplete,
+    /// The model left the kernel's C: no verdict on the C (exit 4).
+    Diverges,
+}
+
+/// The verdict in words and its class. A counterexample stands whatever diverged elsewhere
+/// (every state on its path agreed with the model); otherwise a divergence replaces `holds`
+/// and `incomplete`, since the states past it were never searched.
+pub fn verdict(o: &Outcome, depth: u32) -> (String, Class) {
+    let (line, found, incomplete) = verdict_line(o, depth);
+    let d = &o.divergences;
+    if found {
+        return (line, Class::Found);
+    }
+    if let Some(first) = d.kept.first() {
+        let (k, c, m) = first.first_difference();
+        return (
+            format!(
+                "DIVERGES: the model diverges from the kernel's C after call {} ({} state(s) \
+                 where the worlds differ, none searched further; first at line {k}: C `{}`, \
+                 model `{}`); no verdict on the C past them; {}",
+                first.calls.len(),
+                d.count,
+                c.trim(),
+                m.trim(),
+                figures(o)
+            ),
+            Class::Diverges,
+        );
+    }
+    let class = if incomplete {
+        Class::Incomplete
+    } else {
+        Class::Holds
+    };
+    (line, class)
+}
+
 /// The verdict in words and its exit class: (line, found, incomplete).
 pub fn verdict_line(o: &Outcome, depth: u32) -> (String, bool, bool) {
     match &o.verdict {

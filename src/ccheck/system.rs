@@ -11,7 +11,13 @@
 //! is the pair (C world, model world): its fingerprint hashes the C's canonical dump and the
 //! model's world, so that the calls offered are a function of the state. The model's world
 //! also gives, at a failure, what the model says after the same calls (cdiff there).
+//!
+//! The calls are only ones the C world can take while the two worlds agree, so after every
+//! call they are compared ([`super::diverge`]) and a state where they differ is never expanded:
+//! it is a divergence of the model (a fidelity failure, never a counterexample) or, on a
+//! patched tree whose unpatched C agrees with the model, the patch's own change of layout.
 
+use super::diverge::{Compared, Divergence, Divergences};
 use super::invariants::{self, Violation};
 use crate::cdiff::calls::{drive, reset};
 use crate::cdiff::canon::Raw;
@@ -65,8 +71,8 @@ pub struct Counts {
     pub replays: AtomicU64,
     /// Harness processes started.
     pub harnesses: AtomicU64,
-    /// Known findings tolerated (WARNs outside the callers' preconditions): name -> count.
-    pub known: Mutex<BTreeMap<&'static str, usize>>,
+    /// States where the model's world left the C's, not expanded.
+    pub divergences: Mutex<Divergences>,
 }
 
 /// The C search.
@@ -77,6 +83,11 @@ pub struct CSystem<'a> {
     pool: Mutex<Vec<Harness>>,
     pub counts: Counts,
     w0: World,
+    /// What is compared with the model after each call.
+    compared: Compared,
+    /// The unpatched tree's harness, on a patched tree: divergences are replayed on it.
+    baseline: Option<PathBuf>,
+    base_pool: Mutex<Vec<Harness>>,
 }
 
 fn hash_lines(lines: &[String], model: u64) -> u64 {
@@ -92,8 +103,17 @@ fn hash_lines(lines: &[String], model: u64) -> u64 {
 /// A C world judged.
 struct Judged {
     lines: Vec<String>,
-    outside: Option<&'static str>,
+    /// How many of `lines`, at the end, are the C's own notes.
+    notes: usize,
     v: Option<Violation>,
+}
+
+/// A state whose worlds differ, classified.
+enum Class {
+    /// The model left the kernel's C.
+    Diverged(Divergence),
+    /// The patch changed the layout (the unpatched C agrees with the model).
+    PatchChanged(CFailure),
 }
 
 /// One successor being made: the call, its request, the model's world after it.
@@ -105,7 +125,13 @@ struct Next {
 }
 
 impl<'a> CSystem<'a> {
-    pub fn new(model: CallSystem<'a>, binary: PathBuf, timeout: Duration) -> Result<Self, String> {
+    /// The search of `binary`; `baseline`, on a patched tree, is the unpatched tree's harness.
+    pub fn new(
+        model: CallSystem<'a>,
+        binary: PathBuf,
+        timeout: Duration,
+        baseline: Option<PathBuf>,
+    ) -> Result<Self, String> {
         let w0 = crate::cdiff::run::initial_world(model.scope)?;
         Ok(CSystem {
             w0: model.canonical(&w0),
@@ -114,6 +140,13 @@ impl<'a> CSystem<'a> {
             timeout,
             pool: Mutex::new(Vec::new()),
             counts: Counts::default(),
+            compared: if baseline.is_some() {
+                Compared::Layout
+            } else {
+                Compared::Whole
+            },
+            baseline,
+            base_pool: Mutex::new(Vec::new()),
         })
     }
 
@@ -123,6 +156,71 @@ impl<'a> CSystem<'a> {
         }
         self.counts.harnesses.fetch_add(1, Ordering::Relaxed);
         Harness::start(&self.binary, self.timeout)
+    }
+
+    /// The unpatched C's canonical lines and notes count after `path` + `req`.
+    fn baseline_lines(
+        &self,
+        binary: &std::path::Path,
+        path: &[Option<String>],
+        req: &Option<String>,
+    ) -> Result<(Vec<String>, usize), String> {
+        let popped = self.base_pool.lock().expect("pool").pop();
+        let mut h = match popped {
+            Some(h) => h,
+            None => Harness::start(binary, self.timeout).map_err(|d| d.what)?,
+        };
+        let mut text = String::new();
+        self.script(path, req, &mut text);
+        h.send(&text).map_err(|d| d.what)?;
+        let dump = self
+            .read_one(&mut h, path, req)
+            .map_err(|d| format!("the unpatched tree's C died replaying a divergence: {d}"))?;
+        self.base_pool.lock().expect("pool").push(h);
+        let raw = cdump::parse(&dump)?;
+        Ok((raw.canonical(), raw.notes.len()))
+    }
+
+    /// The worlds after `n` differ: whose difference is it?
+    fn classify(
+        &self,
+        path: &[Option<String>],
+        n: &Next,
+        calls: Vec<Call>,
+        c: (Vec<String>, usize),
+        model: Vec<String>,
+    ) -> Result<Class, String> {
+        let Some(base) = &self.baseline else {
+            return Ok(Class::Diverged(Divergence {
+                calls,
+                c: Compared::Whole.lines(&c.0, c.1),
+                model,
+            }));
+        };
+        let (b, notes) = self.baseline_lines(base, path, &n.req)?;
+        let b = Compared::Whole.lines(&b, notes);
+        if Compared::Layout.lines(&b, 0) != Compared::Layout.lines(&model, 0) {
+            return Ok(Class::Diverged(Divergence { calls, c: b, model }));
+        }
+        let patched = Compared::Layout.lines(&c.0, c.1);
+        let unpatched = Compared::Layout.lines(&b, 0);
+        let k = patched
+            .iter()
+            .zip(&unpatched)
+            .position(|(x, y)| x != y)
+            .unwrap_or_else(|| patched.len().min(unpatched.len()));
+        let what = format!(
+            "the patch changes the VMA layout: after this call the patched C has `{}` where \
+             the unpatched C (and the model) has `{}`",
+            patched.get(k).map_or("(nothing)", |s| s.trim()),
+            unpatched.get(k).map_or("(nothing)", |s| s.trim())
+        );
+        Ok(Class::PatchChanged(self.fail(
+            Some(Invariant::Equivalent),
+            what,
+            c.0,
+            n,
+        )))
     }
 
     fn give_back(&self, h: Harness) {
@@ -251,20 +349,16 @@ impl<'a> CSystem<'a> {
         }
     }
 
-    /// Check a C world reached by `req`: its canonical lines, the known finding that puts it
-    /// outside the callers' preconditions if one does, and the violation if there is one.
-    fn judge(&self, dump: &[String], req: &Option<String>) -> Result<Judged, String> {
-        let mut raw: Raw = cdump::parse(dump)?;
+    /// Check a C world: its canonical lines and the violation if there is one.
+    fn judge(&self, dump: &[String]) -> Result<Judged, String> {
+        let raw: Raw = cdump::parse(dump)?;
         let lines = raw.canonical();
-        let outside = raw
-            .notes
-            .iter()
-            .find_map(|n| super::known::tolerated_warn(req.as_deref().unwrap_or(""), n));
-        if outside.is_some() {
-            raw.notes.retain(|n| !n.starts_with("C warn "));
-        }
         let v = invariants::check(&raw, self.model.scope.invariant_set());
-        Ok(Judged { lines, outside, v })
+        Ok(Judged {
+            lines,
+            notes: raw.notes.len(),
+            v,
+        })
     }
 }
 
@@ -291,7 +385,7 @@ impl TransitionSystem for CSystem<'_> {
             Some(Err(d)) => return Err(Start::Error(format!("the harness died at reset: {d}"))),
             None => return Err(Start::Error("the harness answered nothing".into())),
         };
-        let j = self.judge(&dump, &None).map_err(Start::Error)?;
+        let j = self.judge(&dump).map_err(Start::Error)?;
         if let Some(v) = j.v {
             return Err(Start::Failure(self.fail(
                 Some(v.invariant),
@@ -372,7 +466,7 @@ impl TransitionSystem for CSystem<'_> {
                     return e;
                 }
             };
-            let j = match self.judge(&dump, &n.req) {
+            let j = match self.judge(&dump) {
                 Ok(x) => x,
                 Err(why) => {
                     e.stopped = Some(why);
@@ -385,16 +479,25 @@ impl TransitionSystem for CSystem<'_> {
                 e.failure = Some((Some(n.call), f));
                 return e;
             }
-            if let Some(k) = j.outside {
-                // a world the kernel's callers never make: not explored further
-                *self
-                    .counts
-                    .known
-                    .lock()
-                    .expect("counts")
-                    .entry(k)
-                    .or_default() += 1;
-                continue;
+            let model = model_lines(&n.model);
+            if self.compared.lines(&lines, j.notes) != self.compared.lines(&model, 0) {
+                let mut calls = s.calls.clone();
+                calls.push(n.call.clone());
+                match self.classify(&s.reqs, &n, calls, (lines, j.notes), model) {
+                    Ok(Class::Diverged(d)) => {
+                        // never expanded: its calls would be chosen in a world the C lacks
+                        self.counts.divergences.lock().expect("counts").add(d);
+                        continue;
+                    }
+                    Ok(Class::PatchChanged(f)) => {
+                        e.failure = Some((Some(n.call), f));
+                        return e;
+                    }
+                    Err(why) => {
+                        e.stopped = Some(why);
+                        return e;
+                    }
+                }
             }
             let mut reqs = s.reqs.clone();
             reqs.push(n.req);

@@ -35,7 +35,8 @@ fn bad(e: impl std::fmt::Display) -> CmdError {
 }
 
 /// Exit 0 holds, 1 a counterexample in the C, 2 bad input (a diff that does not apply, an
-/// anchor not found, no tree), 3 incomplete.
+/// anchor not found, no tree), 3 incomplete, 4 the model diverged from the kernel's C (no
+/// verdict on the C past the divergence).
 pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     if !matches!(
         a.format,
@@ -104,6 +105,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         &prog,
         &scope,
         &prep.built.binary,
+        prep.baseline.as_ref().map(|b| b.binary.as_path()),
         threads,
         &mut |s, d, f, secs| {
             bar.report(&format!(
@@ -119,20 +121,18 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         }
         return Err(bad("the search made no call on the C"));
     }
-    let (line, found, incomplete) = report::verdict_line(&o, scope.max_depth);
+    let (line, class) = report::verdict(&o, scope.max_depth);
     let mut skipped = Vec::new();
     for (why, n) in &o.skipped {
         skipped.push(format!(
             "  calls offered but not reachable by the harness: {n} x {why}"
         ));
     }
-    for (name, n) in &o.known {
-        let ev = ccheck::known::ALL
-            .iter()
-            .find(|k| k.name == *name)
-            .map_or("", |k| k.evidence);
+    if o.divergences.count > 0 {
         skipped.push(format!(
-            "  known finding {name}: {n} call(s) outside the callers' preconditions, their worlds not explored further ({ev})"
+            "  states where the model's world left the C's: {}, none searched further (the model \
+             chooses the calls; see the divergence below)",
+            o.divergences.count
         ));
     }
     let (calls, failure): (Vec<Call>, _) = match &o.verdict {
@@ -148,6 +148,13 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         writeln!(out, "{}: {line}", a.kernel.display())?;
         if let (Some(f), Some(k)) = (failure, &kcalls) {
             write!(out, "{}", report::text(k, f))?;
+        }
+        if let Some(d) = o.divergences.kept.first() {
+            write!(
+                out,
+                "{}",
+                divergence_text(&prog, &scope, d, prep.baseline.is_some())
+            )?;
         }
     } else {
         for s in &skipped {
@@ -180,6 +187,12 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
                 (Some(f), Some(k)) => report::json(k, f),
                 _ => serde_json::Value::Null,
             },
+            "divergences": o.divergences.count,
+            "divergence": o.divergences.kept.first().map(|d| serde_json::json!({
+                "calls": d.calls.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "c_world": d.c,
+                "model_world": d.model,
+            })),
         });
         writeln!(
             out,
@@ -187,13 +200,44 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         )?;
     }
-    Ok(if found {
-        Exit::Found
-    } else if incomplete {
-        Exit::Incomplete
-    } else {
-        Exit::Ok
+    Ok(match class {
+        report::Class::Found => Exit::Found,
+        report::Class::Diverges => Exit::Diverges,
+        report::Class::Incomplete => Exit::Incomplete,
+        report::Class::Holds => Exit::Ok,
     })
+}
+
+/// The first divergence: the calls in kernel form and cdiff of the two worlds.
+fn divergence_text(
+    prog: &crate::lang::Program,
+    scope: &Scope,
+    d: &ccheck::diverge::Divergence,
+    patched: bool,
+) -> String {
+    let mut s = format!(
+        "\nDIVERGENCE: the model diverges from the kernel's C after call {}{}. This is a \
+         fidelity failure of the model, not a finding about the C: the search takes its calls \
+         from the model's world, so it stops there. `rmapcheck cdiff --sequence` replays it.\n",
+        d.calls.len(),
+        if patched {
+            " (shown on the unpatched tree's C, which diverges too)"
+        } else {
+            ""
+        }
+    );
+    s += "  calls (model call -> harness request: kernel path):\n";
+    for (i, c) in kernel_calls(prog, scope, &d.calls).iter().enumerate() {
+        s += &format!(
+            "  {:>2}. {}\n      -> {}: {}\n",
+            i + 1,
+            c.call,
+            c.request,
+            c.path
+        );
+    }
+    s += &d.render();
+    s
 }
 
 /// The calls of a counterexample in kernel form, along the model's worlds.

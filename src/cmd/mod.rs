@@ -55,6 +55,9 @@ pub enum Exit {
     BadInput,
     /// A bound or a signal stopped the search before it finished (exit 3).
     Incomplete,
+    /// The model the search took its calls from diverged from the kernel's C: a fidelity
+    /// failure of the tool, neither a verdict on the C nor a counterexample (exit 4).
+    Diverges,
 }
 
 impl Exit {
@@ -65,6 +68,7 @@ impl Exit {
             Exit::Found => 1,
             Exit::BadInput => 2,
             Exit::Incomplete => 3,
+            Exit::Diverges => 4,
         }
     }
 
@@ -84,7 +88,8 @@ impl Exit {
             Exit::Ok => 0,
             Exit::Incomplete => 1,
             Exit::Found => 2,
-            Exit::BadInput => 3,
+            Exit::Diverges => 3,
+            Exit::BadInput => 4,
         };
         if rank(other) > rank(self) {
             other

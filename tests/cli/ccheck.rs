@@ -295,3 +295,53 @@ fn repro_of_a_c_counterexample_makes_its_calls_and_refuses_a_call_with_no_syscal
         "{err}"
     );
 }
+
+/// A model that has left the kernel: a test-only copy of the baseline whose
+/// is_mergeable_vma() ignores VM_ACCOUNT, so that after mprotect() it merges two VMAs the C
+/// keeps apart. The C search takes its calls from that model, and says so as a divergence
+/// (exit 4, the calls and both worlds), never as a counterexample; the real baseline holds on
+/// the same scope.
+#[test]
+fn a_model_that_leaves_the_c_is_reported_as_a_divergence() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models/v7.3-rc4/baseline.rmap");
+    let model = dir.path().join("ignores-vm-account.rmap");
+    std::fs::write(
+        &model,
+        format!(
+            "/* test only: the baseline, with merges blind to VM_ACCOUNT */\n\
+             #include \"{}\"\n\n\
+             static bool is_mergeable_vma(struct vma_merge_struct *vmg, struct vm_area_struct *vma)\n\
+             {{\n\
+             \treturn (vma->vm_flags & ~VM_ACCOUNT) == (vmg->flags & ~VM_ACCOUNT) &&\n\
+             \t       vma->vm_file == vmg->file;\n\
+             }}\n",
+            baseline.display()
+        ),
+    )
+    .unwrap();
+    let scope = dir.path().join("account.toml");
+    std::fs::write(
+        &scope,
+        "name = \"account\"\nmax_depth = 4\npages = 2\nfiles = 0\ndev_zero = false\n\
+         shared = false\nmax_mms = 1\nentries = [\"sys_mmap\", \"sys_mprotect\", \
+         \"do_anonymous_fault\"]\n",
+    )
+    .unwrap();
+    let s = scope.to_str().unwrap();
+    let Some((rc, out, err)) = check(&[model.to_str().unwrap(), "--scope", s]) else {
+        return;
+    };
+    assert_eq!(rc, 4, "{out}{err}");
+    assert!(
+        out.contains(": DIVERGES: the model diverges from the kernel's C after call"),
+        "{out}"
+    );
+    assert!(!out.contains("COUNTEREXAMPLE"), "{out}");
+    assert!(out.contains("\nDIVERGENCE: the model diverges"), "{out}");
+    assert!(out.contains("<- differs"), "{out}");
+    let Some((rc, out, err)) = check(&["--scope", s]) else {
+        return;
+    };
+    assert_eq!(rc, 0, "the baseline holds: {out}{err}");
+}
