@@ -172,7 +172,7 @@ mod tests {
         .collect();
         let r = parse(&d).unwrap();
         let c = r.canonical().join("\n");
-        assert!(c.contains("vma mm0:0 [0, 2) pgoff 0 anon_pgoff 0 anonymous rw anon_vma av0 chain [avc(mm0:0,av0)]"), "{c}");
+        assert!(c.contains("vma mm0:0 [0, 2) pgoff 0 anon_pgoff 0 anonymous rw account anon_vma av0 chain [avc(mm0:0,av0)]"), "{c}");
         assert!(
             c.contains("avc(mm0:0,av0) black last 1 parent - left - right - cached [0, 1]"),
             "{c}"

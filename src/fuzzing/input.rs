@@ -326,6 +326,7 @@ impl WorldSeed {
                 file: file.map(|f| f.name),
                 shared,
                 writable: seed.writable,
+                account: None,
                 anon_vmas,
             });
         }

@@ -83,12 +83,33 @@ pub(crate) struct CrashOpts {
     pub(crate) models: Option<PathBuf>,
 }
 
+/// The `check` flags that `--kernel` does not honour: each is an error beside it, never
+/// silently dropped. (`--unreduced` is what the C search does anyway: it never reduces.)
+const KERNEL_REFUSES: [&str; 15] = [
+    "mode",
+    "trace_dir",
+    "repro_dir",
+    "simulate",
+    "workers",
+    "process",
+    "processes",
+    "hostfile",
+    "connect_timeout",
+    "symmetry",
+    "file_symmetry",
+    "commute",
+    "engine",
+    "audit",
+    "reads",
+];
+
 /// `check --kernel`: the kernel tree's own C searched, with a reviewer's diffs applied.
 #[derive(clap::Args, Clone, Debug)]
 pub(crate) struct KernelOpts {
     /// Search the C of this kernel tree (v7.3 era; scripts/fetch-kernel.sh fetches one)
     /// instead of the models: the positional model, if any, only chooses the calls offered.
-    #[arg(long)]
+    /// The model-search flags the C search does not honour are refused with it (exit 2).
+    #[arg(long, conflicts_with_all = KERNEL_REFUSES)]
     pub(crate) kernel: Option<PathBuf>,
     /// With --kernel: apply this unified diff (-p1) to a copy of the tree first (repeatable,
     /// in order). The tree itself is never written.

@@ -29,6 +29,12 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             kernel,
         } => {
             if let Some(k) = kernel.kernel {
+                if models.len() > 1 {
+                    return Err(CmdError::line(format_args!(
+                        "rmapcheck check --kernel: one model chooses the C search's calls; {} given",
+                        models.len()
+                    )));
+                }
                 let args = cmd::ccheck::CcheckArgs {
                     model: models
                         .first()

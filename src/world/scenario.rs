@@ -17,6 +17,7 @@
 //! file = "libc.so"
 //! anon_pgoff = 0       # optional: default the start page (file) or pgoff (anonymous)
 //! anon_vmas = ["A"]    # AVCs, oldest first; vma->anon_vma is the last one
+//! account = true       # optional VM_ACCOUNT: default what mmap and mprotect leave
 //!
 //! calls = ["__split_vma(vma#0, 2, 0)"]
 //! ```
@@ -144,6 +145,11 @@ pub struct VmaSpec {
     /// VM_WRITE; mappings are writable unless the scenario says otherwise.
     #[serde(default = "yes")]
     pub writable: bool,
+    /// VM_ACCOUNT. Default: what mmap and mprotect leave on such a VMA: set on a private
+    /// mapping (mmap charges every private writable one), except on an anonymous read-only one
+    /// without an anon_vma (mprotect gave its charge back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<bool>,
     #[serde(default)]
     pub anon_vmas: Vec<String>,
 }
@@ -243,6 +249,11 @@ impl Scenario {
                             &mut TreeObs::default(),
                         )?;
                     }
+                }
+                let x = &mut w.vmas[id as usize];
+                let gave_back = x.is_anonymous() && !v.writable && v.anon_vmas.is_empty();
+                if v.account.unwrap_or(!v.shared && !gave_back) {
+                    x.vm_flags |= super::builtins::VM_ACCOUNT;
                 }
                 for name in &v.anon_vmas {
                     let &av = avs.get(name).ok_or_else(|| ScenarioError::UnknownName {

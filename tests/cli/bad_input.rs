@@ -239,3 +239,51 @@ fn html_is_the_c_searchs_format_not_the_models() {
     assert!(e.contains("--format html is for `check --kernel`"), "{e}");
     assert!(e.contains("rmapcheck report TRACE.json"), "{e}");
 }
+
+/// Every `check` flag that `--kernel` does not honour is refused beside it (exit 2, naming the
+/// flag), never silently dropped; so is a second model. The refusal comes before any tree is
+/// read, so no kernel tree is needed.
+#[test]
+fn check_kernel_refuses_every_flag_it_does_not_honour() {
+    let cases: &[&[&str]] = &[
+        &["--mode", "contract"],
+        &["--trace-dir", "/tmp/x"],
+        &["--repro-dir", "/tmp/x"],
+        &["--simulate", "10"],
+        &["--workers", "2"],
+        &["--process", "0"],
+        &["--processes", "2"],
+        &["--hostfile", "/tmp/h"],
+        &["--connect-timeout", "5"],
+        &["--symmetry"],
+        &["--file-symmetry"],
+        &["--commute"],
+        &["--engine", "reference"],
+        &["--audit"],
+        &["--reads"],
+    ];
+    for args in cases {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+            .args(["check", "--kernel", "/no/such/tree"])
+            .args(*args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(args[0]), "{args:?} named: {err}");
+        assert!(err.contains("--kernel"), "{args:?}: {err}");
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .args([
+            "check",
+            "--kernel",
+            "/no/such/tree",
+            "models/v7.3-rc4/baseline.rmap",
+            "models/patches/split-skip-reinsert.rmap",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("one model chooses"), "{err}");
+}

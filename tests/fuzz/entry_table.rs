@@ -131,14 +131,17 @@ fn every_picked_call_meets_the_preconditions() {
     assert_eq!(seen.len(), TABLE.len(), "picked: {seen:?}");
 }
 
-/// mm#0: f0 [0,2) pgoff 0 and f0 [2,4) pgoff 2 (mergeable), anonymous [6,8), /dev/zero
-/// [10,11); mm#1: f0 [0,2) pgoff 0 and f0 [2,4) pgoff 0 (next's pgoff cannot move down).
+/// mm#0: f0 [0,2) pgoff 0 and f0 [2,4) pgoff 2 (mergeable), anonymous [6,8) with an
+/// anon_vma (faulted, so exec's stack move may take it), /dev/zero [10,11); mm#1: f0 [0,2)
+/// pgoff 0 and f0 [2,4) pgoff 0 (next's pgoff cannot move down).
 const WORLD: &str = r#"
 [[file]]
 name = "f0"
 [[file]]
 name = "zero"
 dev_zero = true
+[[anon_vma]]
+name = "A"
 
 [[mm]]
 [[mm.vma]]
@@ -153,6 +156,7 @@ file = "f0"
 [[mm.vma]]
 start = 6
 end = 8
+anon_vmas = ["A"]
 [[mm.vma]]
 start = 10
 end = 11

@@ -202,7 +202,16 @@ fn seeds() -> Vec<(&'static str, RawInput)> {
         (
             "mremap-and-stack-shift",
             raw(
-                world(false, false, vec![file_vma(3, 6, true)]),
+                // exec moves only a faulted anonymous stack: an anonymous VMA with its anon_vma
+                world(
+                    false,
+                    false,
+                    vec![VmaSeed {
+                        anon: 1,
+                        file: 0,
+                        ..file_vma(3, 6, true)
+                    }],
+                ),
                 false,
                 vec![
                     MremapExpand {
