@@ -8,7 +8,9 @@
 //! ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod coverage;
 pub mod cpatch;
+pub mod deepen;
 pub mod html;
 pub mod invariants;
 pub mod known;
@@ -42,12 +44,25 @@ pub struct Source {
 pub struct Prepared {
     pub built: Built,
     pub applied: Vec<String>,
+    /// With [`prepare_covered`] and something applied: the changed lines (the harness is then
+    /// built with coverage).
+    pub changes: Option<coverage::Changes>,
 }
 
 /// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
 /// error here is bad input (exit 2): a diff that does not apply, an anchor not found, a tree
 /// the harness cannot be built from.
 pub fn prepare(src: &Source) -> Result<Prepared, String> {
+    prepare_with(src, false)
+}
+
+/// [`prepare`], the harness of a patched copy built with coverage and the changed lines
+/// found ([`coverage`]); with nothing applied, as [`prepare`].
+pub fn prepare_covered(src: &Source) -> Result<Prepared, String> {
+    prepare_with(src, true)
+}
+
+fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
     let tree = &src.kernel;
     if !tree.join("mm/vma.c").is_file() {
         return Err(format!(
@@ -59,6 +74,7 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
         return Ok(Prepared {
             built: build::build(tree)?,
             applied: Vec::new(),
+            changes: None,
         });
     }
     let parent = build::cache_root().with_file_name("patched");
@@ -69,10 +85,18 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
     for m in &src.mutants {
         cmutant::apply(&mut o, m)?;
     }
-    let built = build::build_salted(o.root(), o.salt())?;
+    if !covered {
+        return Ok(Prepared {
+            built: build::build_salted(o.root(), o.salt())?,
+            applied: o.applied.clone(),
+            changes: None,
+        });
+    }
+    let changes = coverage::changes(o.tree(), o.root(), &o.edited())?;
     Ok(Prepared {
-        built,
+        built: build::build_covered(o.root(), o.salt())?,
         applied: o.applied.clone(),
+        changes: Some(changes),
     })
 }
 
@@ -89,6 +113,9 @@ pub struct Outcome {
     pub harnesses: u64,
     /// Known findings tolerated ([`known`]), by name.
     pub known: Vec<(&'static str, usize)>,
+    /// The digest of the states and edges expanded (`system::Counts::digest`): two searches
+    /// with the same digest saw the same states.
+    pub digest: u64,
 }
 
 /// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered.
@@ -99,9 +126,21 @@ pub fn search(
     threads: usize,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<Outcome, String> {
+    search_env(prog, scope, binary, threads, Vec::new(), progress)
+}
+
+/// [`search`] with `env` added to each harness process's environment.
+pub fn search_env(
+    prog: &Program,
+    scope: &Scope,
+    binary: &Path,
+    threads: usize,
+    env: Vec<(String, String)>,
+    progress: &mut dyn FnMut(usize, u32, usize, f64),
+) -> Result<Outcome, String> {
     let budget = Budget::of_scope(scope);
     let model = CallSystem::new(prog, scope, budget.clone());
-    let sys = CSystem::new(model, binary.to_path_buf(), Duration::from_secs(20))?;
+    let sys = CSystem::new(model, binary.to_path_buf(), Duration::from_secs(20))?.with_env(env);
     let cfg = Config {
         max_depth: scope.max_depth,
         max_states: scope.max_states,
@@ -133,6 +172,7 @@ pub fn search(
         replays: sys.counts.replays.load(Ordering::Relaxed),
         harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
         known,
+        digest: sys.counts.digest.load(Ordering::Relaxed),
     })
 }
 

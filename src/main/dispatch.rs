@@ -41,6 +41,8 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     max_depth: scope.max_depth,
                     format,
                     threads: kernel.jobs,
+                    accept_unreached: kernel.accept_unreached,
+                    deepen_budget: kernel.deepen_budget,
                     progress: !progress.quiet,
                 };
                 return cmd::ccheck::ccheck(&args, out, err);
