@@ -258,6 +258,9 @@ pub struct Tally {
     /// (their number here): a removed line that ran there made no difference, and counts as
     /// not reached.
     pub no_difference: Option<usize>,
+    /// Removed lines left uncounted (a counterexample was found: the tree before the patch
+    /// was not searched).
+    pub uncounted_removed: usize,
 }
 
 /// Whether some change has no executable new line in a measured file, so that its removed
@@ -343,6 +346,13 @@ pub fn ranges(lines: &[(&str, u32)]) -> String {
 }
 
 impl Tally {
+    /// Leave the removed lines (counted on the tree before the patch) out.
+    pub fn drop_before(&mut self) {
+        let n = self.lines.len();
+        self.lines.retain(|l| !l.before);
+        self.uncounted_removed += n - self.lines.len();
+    }
+
     /// The changed lines that never ran and are not accepted.
     pub fn unreached(&self) -> Vec<&Counted> {
         self.lines
@@ -389,7 +399,7 @@ impl Tally {
     pub fn line(&self) -> String {
         let ran = self.lines.iter().filter(|l| l.count > 0).count();
         let mut s = format!("changed lines run: {ran} of {}", self.lines.len());
-        if self.lines.is_empty() {
+        if self.lines.is_empty() && self.uncounted_removed == 0 {
             s += " (no executable line changed)";
         }
         let never: Vec<&Counted> = self
@@ -410,6 +420,12 @@ impl Tally {
         let acc: Vec<&Counted> = self.lines.iter().filter(|l| l.accepted).collect();
         if !acc.is_empty() {
             s += &format!("; accepted unreached: {}", Self::list(&acc));
+        }
+        if self.uncounted_removed > 0 {
+            s += &format!(
+                "; {} removed line(s) not counted (a counterexample was found: the tree before the patch was not searched)",
+                self.uncounted_removed
+            );
         }
         if !self.not_measured.is_empty() {
             s += &format!(
@@ -458,6 +474,7 @@ impl Tally {
             "accepted_unreached": ls(&|l| l.accepted),
             "not_measured": self.not_measured,
             "no_difference_states": self.no_difference,
+            "uncounted_removed": self.uncounted_removed,
             "text": self.line(),
         })
     }

@@ -106,7 +106,13 @@ pub fn search(
             };
         }
         let (o, hits) = covered_run(prog, &s, binary, threads, progress)?;
-        let before = if coverage::needs_before(changes, &hits) {
+        let failed = matches!(
+            o.verdict,
+            Verdict::Failed { .. } | Verdict::FailedInitial(_)
+        );
+        // a counterexample needs no search of the tree before the patch: its removed lines
+        // are left out of the tally and said to be
+        let before = if !failed && coverage::needs_before(changes, &hits) {
             if before_binary.is_none() {
                 before_binary = Some(build::build_covered(tree, &[])?.binary);
             }
@@ -121,6 +127,9 @@ pub fn search(
             before.as_ref().map(|(_, h)| h),
             &plan.accept,
         );
+        if failed && coverage::needs_before(changes, &hits) {
+            tally.drop_before();
+        }
         if let Some((b, _)) = &before {
             let same = b.digest == o.digest && b.stats.states == o.stats.states;
             tally.no_difference = same.then_some(o.stats.states);
