@@ -136,10 +136,12 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             show,
             tolerate_known,
             build_only,
+            patch,
             corrupt_c,
             progress,
         } => {
             let args = cmd::cdiff::CdiffArgs {
+                patches: patch,
                 model,
                 kernel,
                 scope,
