@@ -136,9 +136,13 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
     if a.build_only {
         writeln!(
             out,
-            "harness {} for {} ({} in {:.1} s)",
+            "harness {} for {}{} ({} in {:.1} s)",
             b.binary.display(),
             b.release,
+            a.patches
+                .iter()
+                .map(|p| format!(" with patch {}", p.display()))
+                .collect::<String>(),
             if b.compiled { "built" } else { "cached" },
             b.seconds
         )?;

@@ -223,3 +223,38 @@ fn the_search_goes_past_its_bound_until_the_change_runs() {
     assert_eq!(doc["depth"], 2);
     assert_eq!(doc["counterexample"]["calls"].as_array().unwrap().len(), 2);
 }
+
+/// `cdiff --patch` builds its harness from a patched copy of the tree, as `check --kernel
+/// --patch` does: another harness than the unpatched tree's, and the report names the patch.
+#[test]
+fn cdiff_takes_a_patch() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let p = diff(&t, "expand-no-copied-anon-vma", d.path());
+    let run = |more: &[&std::ffi::OsStr]| {
+        let mut a: Vec<&std::ffi::OsStr> = vec![
+            "cdiff".as_ref(),
+            "--kernel".as_ref(),
+            t.as_os_str(),
+            "--build-only".as_ref(),
+            "--quiet".as_ref(),
+        ];
+        a.extend_from_slice(more);
+        rmapcheck(&a)
+    };
+    let (rc, plain, err) = run(&[]);
+    assert_eq!(rc, 0, "{plain}{err}");
+    let (rc, patched, err) = run(&["--patch".as_ref(), p.as_os_str()]);
+    assert_eq!(rc, 0, "{patched}{err}");
+    assert!(patched.contains("with patch "), "{patched}");
+    let harness = |s: &str| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("harness "))
+            .and_then(|r| r.split(' ').next())
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    assert_ne!(harness(&plain), harness(&patched), "{plain}\n{patched}");
+    let (rc, _, err) = run(&["--patch".as_ref(), "/nonexistent.diff".as_ref()]);
+    assert_eq!(rc, 2, "{err}");
+}
