@@ -9,7 +9,9 @@
 //! after the same calls ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod coverage;
 pub mod cpatch;
+pub mod deepen;
 pub mod diverge;
 pub mod html;
 pub mod invariants;
@@ -46,12 +48,25 @@ pub struct Prepared {
     /// The unpatched tree's harness, when something was applied: the search replays on it
     /// where the patched C's layout leaves the model's.
     pub baseline: Option<Built>,
+    /// With [`prepare_covered`] and something applied: the changed lines (the harness is then
+    /// built with coverage).
+    pub changes: Option<coverage::Changes>,
 }
 
 /// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
 /// error here is bad input (exit 2): a diff that does not apply, an anchor not found, a tree
 /// the harness cannot be built from.
 pub fn prepare(src: &Source) -> Result<Prepared, String> {
+    prepare_with(src, false)
+}
+
+/// [`prepare`], the harness of a patched copy built with coverage and the changed lines
+/// found ([`coverage`]); with nothing applied, as [`prepare`].
+pub fn prepare_covered(src: &Source) -> Result<Prepared, String> {
+    prepare_with(src, true)
+}
+
+fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
     let tree = &src.kernel;
     if !tree.join("mm/vma.c").is_file() {
         return Err(format!(
@@ -64,6 +79,7 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
             built: build::build(tree)?,
             applied: Vec::new(),
             baseline: None,
+            changes: None,
         });
     }
     let parent = build::cache_root().with_file_name("patched");
@@ -74,11 +90,20 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
     for m in &src.mutants {
         cmutant::apply(&mut o, m)?;
     }
-    let built = build::build_salted(o.root(), o.salt())?;
+    if !covered {
+        return Ok(Prepared {
+            built: build::build_salted(o.root(), o.salt())?,
+            applied: o.applied.clone(),
+            baseline: Some(build::build(tree)?),
+            changes: None,
+        });
+    }
+    let changes = coverage::changes(o.tree(), o.root(), &o.edited())?;
     Ok(Prepared {
-        built,
+        built: build::build_covered(o.root(), o.salt())?,
         applied: o.applied.clone(),
         baseline: Some(build::build(tree)?),
+        changes: Some(changes),
     })
 }
 
@@ -95,6 +120,9 @@ pub struct Outcome {
     pub harnesses: u64,
     /// States where the model's world left the C's, never expanded.
     pub divergences: diverge::Divergences,
+    /// The digest of the states and edges expanded (`system::Counts::digest`): two searches
+    /// with the same digest saw the same states.
+    pub digest: u64,
 }
 
 /// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered;
@@ -107,6 +135,19 @@ pub fn search(
     threads: usize,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<Outcome, String> {
+    search_env(prog, scope, binary, baseline, threads, Vec::new(), progress)
+}
+
+/// [`search`] with `env` added to each harness process's environment.
+pub fn search_env(
+    prog: &Program,
+    scope: &Scope,
+    binary: &Path,
+    baseline: Option<&Path>,
+    threads: usize,
+    env: Vec<(String, String)>,
+    progress: &mut dyn FnMut(usize, u32, usize, f64),
+) -> Result<Outcome, String> {
     let budget = Budget::of_scope(scope);
     let model = CallSystem::new(prog, scope, budget.clone());
     let sys = CSystem::new(
@@ -114,7 +155,8 @@ pub fn search(
         binary.to_path_buf(),
         Duration::from_secs(20),
         baseline.map(Path::to_path_buf),
-    )?;
+    )?
+    .with_env(env);
     let cfg = Config {
         max_depth: scope.max_depth,
         max_states: scope.max_states,
@@ -139,6 +181,7 @@ pub fn search(
         replays: sys.counts.replays.load(Ordering::Relaxed),
         harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
         divergences,
+        digest: sys.counts.digest.load(Ordering::Relaxed),
     })
 }
 

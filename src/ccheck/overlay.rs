@@ -17,6 +17,8 @@ pub struct Overlay {
     salt: Vec<u8>,
     /// What was applied, for the report (`patch FILE`, `c-mutant NAME`).
     pub applied: Vec<String>,
+    /// The files made real copies, relative to the tree, in the order first edited.
+    edited: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 fn io(p: &Path, e: std::io::Error) -> String {
@@ -47,6 +49,7 @@ impl Overlay {
             tree,
             salt: Vec::new(),
             applied: Vec::new(),
+            edited: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -58,6 +61,11 @@ impl Overlay {
     /// The tree the copy is of.
     pub fn tree(&self) -> &Path {
         &self.tree
+    }
+
+    /// The files patches and edits may have changed (made real copies), relative to the tree.
+    pub fn edited(&self) -> Vec<PathBuf> {
+        self.edited.lock().expect("edited").clone()
     }
 
     /// Bytes naming everything applied, for the build's cache key.
@@ -86,6 +94,12 @@ impl Overlay {
             std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
         }
         let is_link = std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink());
+        {
+            let mut ed = self.edited.lock().expect("edited");
+            if !ed.iter().any(|e| e == rel) {
+                ed.push(rel.to_path_buf());
+            }
+        }
         if is_link {
             let src = self.tree.join(rel);
             std::fs::remove_file(&here).map_err(|e| io(&here, e))?;

@@ -73,6 +73,20 @@ pub struct Counts {
     pub harnesses: AtomicU64,
     /// States where the model's world left the C's, not expanded.
     pub divergences: Mutex<Divergences>,
+    /// A digest of the search: the wrapping sum of a hash of (state, successor) over every
+    /// state expanded, the same for the same states whatever the order ([`Counts::note_edge`]).
+    pub digest: AtomicU64,
+}
+
+impl Counts {
+    /// Add the edge from the state `from` to the successor `to` to the digest.
+    fn note_edge(&self, from: u64, to: u64) {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&from.to_le_bytes());
+        b[8..].copy_from_slice(&to.to_le_bytes());
+        let h = xxhash_rust::xxh3::xxh3_64(&b);
+        self.digest.fetch_add(h, Ordering::Relaxed);
+    }
 }
 
 /// The C search.
@@ -88,6 +102,8 @@ pub struct CSystem<'a> {
     /// The unpatched tree's harness, on a patched tree: divergences are replayed on it.
     baseline: Option<PathBuf>,
     base_pool: Mutex<Vec<Harness>>,
+    /// Added to each harness process's environment ([`CSystem::with_env`]).
+    env: Vec<(String, String)>,
 }
 
 fn hash_lines(lines: &[String], model: u64) -> u64 {
@@ -147,7 +163,15 @@ impl<'a> CSystem<'a> {
             },
             baseline,
             base_pool: Mutex::new(Vec::new()),
+            env: Vec::new(),
         })
+    }
+
+    /// The system with `env` added to every harness process's environment (`GCOV_PREFIX`
+    /// for a harness built with coverage).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
+        self
     }
 
     fn harness(&self) -> Result<Harness, Died> {
@@ -155,7 +179,7 @@ impl<'a> CSystem<'a> {
             return Ok(h);
         }
         self.counts.harnesses.fetch_add(1, Ordering::Relaxed);
-        Harness::start(&self.binary, self.timeout)
+        Harness::start_env(&self.binary, self.timeout, &self.env)
     }
 
     /// The unpatched C's canonical lines and notes count after `path` + `req`.
@@ -504,6 +528,7 @@ impl TransitionSystem for CSystem<'_> {
             let mut calls = s.calls.clone();
             calls.push(n.call.clone());
             let fp = hash_lines(&lines, Self::model_fp(&n.model));
+            self.counts.note_edge(s.fp, fp);
             e.succs.push((n.call, CState { calls, reqs, fp }));
         }
         e

@@ -229,6 +229,17 @@ pub fn build(tree: &Path) -> Result<Built, String> {
 
 /// [`build`] keyed also by `salt` (see [`key_salted`]).
 pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
+    build_with(tree, salt, false)
+}
+
+/// [`build_salted`] with gcov's line coverage (`--coverage`) compiled in: each harness process
+/// writes its counts (`.gcda`, under `$GCOV_PREFIX` when set) when it exits, and the notes
+/// (`.gcno`) lie beside the objects in the binary's directory (`ccheck::coverage` reads both).
+pub fn build_covered(tree: &Path, salt: &[u8]) -> Result<Built, String> {
+    build_with(tree, salt, true)
+}
+
+fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String> {
     let t0 = Instant::now();
     let tree = tree
         .canonicalize()
@@ -240,7 +251,12 @@ pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
         ));
     }
     let release = release(&tree)?;
-    let dir = cache_root().join(key_salted(&tree, salt)?);
+    let salt = if coverage {
+        [salt, b"\0coverage"].concat()
+    } else {
+        salt.to_vec()
+    };
+    let dir = cache_root().join(key_salted(&tree, &salt)?);
     let binary = dir.join("tools/testing/vma/harness");
     if binary.is_file() {
         return Ok(Built {
@@ -258,10 +274,13 @@ pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
         .map_err(|e| format!("{}: {e}", cache_root().display()))?;
     prepare(&tree, work.path())?;
     let vma = work.path().join("tools/testing/vma");
-    let out = Command::new("make")
-        .arg("-C")
-        .arg(&vma)
-        .arg(format!("-j{}", jobs()))
+    let mut make = Command::new("make");
+    make.arg("-C").arg(&vma).arg(format!("-j{}", jobs()));
+    if coverage {
+        // shared.mk adds EXTRA_CFLAGS to CFLAGS, which the link uses too
+        make.arg("EXTRA_CFLAGS=--coverage");
+    }
+    let out = make
         .output()
         .map_err(|e| format!("cannot run make: {e} (scripts/fetch-kernel.sh installs it)"))?;
     if !out.status.success() {

@@ -37,7 +37,18 @@ pub struct Harness {
 impl Harness {
     /// Start the harness `binary`; each reply is awaited for at most `timeout`.
     pub fn start(binary: &Path, timeout: Duration) -> Result<Harness, Died> {
+        Self::start_env(binary, timeout, &[])
+    }
+
+    /// [`Harness::start`] with `env` added to the process's environment (`GCOV_PREFIX` for a
+    /// harness built with coverage).
+    pub fn start_env(
+        binary: &Path,
+        timeout: Duration,
+        env: &[(String, String)],
+    ) -> Result<Harness, Died> {
         let mut child = Command::new(binary)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .env("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0")
             .env("UBSAN_OPTIONS", "print_stacktrace=1")
             .stdin(Stdio::piped())
@@ -172,6 +183,14 @@ impl Drop for Harness {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
+        // a harness that quits exits at once: give it a moment to do so, so that a harness
+        // built with coverage writes its counts at exit
+        for _ in 0..100 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

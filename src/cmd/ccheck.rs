@@ -6,6 +6,8 @@
 use super::check::TraceFormat;
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
+use crate::ccheck::coverage::Accept;
+use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, cmutant, report, Source};
 use crate::explore::checker::Verdict;
 use crate::explore::scope::Scope;
@@ -27,6 +29,10 @@ pub struct CcheckArgs {
     pub max_depth: Option<u32>,
     pub format: TraceFormat,
     pub threads: Option<usize>,
+    /// `FILE:LINE[-LINE]` changed lines accepted as unreached.
+    pub accept_unreached: Vec<String>,
+    /// Seconds the search may go on past the bound for the changed lines (0: none).
+    pub deepen_budget: f64,
     pub progress: bool,
 }
 
@@ -60,12 +66,23 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             mutants.push(cmutant::load(m).map_err(bad)?);
         }
     }
+    let accept = a
+        .accept_unreached
+        .iter()
+        .map(|s| {
+            s.parse::<Accept>()
+                .map_err(|e| bad(format!("--accept-unreached {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
+        return Err(bad("--deepen-budget: seconds, 0 or more"));
+    }
     let src = Source {
         kernel: a.kernel.clone(),
         patches: a.patches.clone(),
         mutants,
     };
-    let prep = ccheck::prepare(&src).map_err(bad)?;
+    let prep = ccheck::prepare_covered(&src).map_err(bad)?;
     let release = &prep.built.release;
     let mut head = vec![format!(
         "check --kernel {} ({release}){}",
@@ -101,28 +118,68 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     }
     let bar = super::progress::Bar::new(a.progress, "check --kernel");
     let threads = a.threads.unwrap_or_else(ccheck::default_threads);
-    let o = ccheck::search(
-        &prog,
-        &scope,
-        &prep.built.binary,
-        prep.baseline.as_ref().map(|b| b.binary.as_path()),
-        threads,
-        &mut |s, d, f, secs| {
-            bar.report(&format!(
-                "C: {s} states, depth {d}, frontier {f}, {secs:.0}s"
-            ))
-        },
-    );
+    let mut report_progress = |s: usize, d: u32, f: usize, secs: f64| {
+        bar.report(&format!(
+            "C: {s} states, depth {d}, frontier {f}, {secs:.0}s"
+        ))
+    };
+    let plan = Plan {
+        accept,
+        budget_s: a.deepen_budget,
+    };
+    let searched = match &prep.changes {
+        None => ccheck::search(
+            &prog,
+            &scope,
+            &prep.built.binary,
+            prep.baseline.as_ref().map(|b| b.binary.as_path()),
+            threads,
+            &mut report_progress,
+        )
+        .map(|o| (o, None)),
+        Some(ch) => deepen::search(
+            &prog,
+            &scope,
+            &a.kernel,
+            &prep.built.binary,
+            prep.baseline.as_ref().map(|b| b.binary.as_path()),
+            ch,
+            threads,
+            &plan,
+            &mut report_progress,
+        )
+        .map(|(o, d)| (o, Some(d))),
+    };
     bar.finish();
-    let o = o.map_err(bad)?;
+    let (o, deep) = searched.map_err(bad)?;
     if o.stats.transitions == 0 && !matches!(o.verdict, Verdict::FailedInitial(_)) {
         if let Verdict::Error(e) = &o.verdict {
             return Err(bad(e));
         }
         return Err(bad("the search made no call on the C"));
     }
-    let (line, class) = report::verdict(&o, scope.max_depth);
+    let depth = deep.as_ref().map_or(scope.max_depth, |d| d.depth);
+    let (mut line, mut class) = report::verdict(&o, depth);
+    if let Some(d) = deep.as_ref().filter(|_| class != report::Class::Diverges) {
+        let (l, found, inc) = deepen::verdict_line(&o, d, scope.max_depth, plan.budget_s, &line);
+        line = l;
+        class = if found {
+            report::Class::Found
+        } else if inc {
+            report::Class::Incomplete
+        } else {
+            report::Class::Holds
+        };
+    }
     let mut skipped = Vec::new();
+    for st in deep.iter().flat_map(|d| &d.steps) {
+        if st.depth > scope.max_depth {
+            skipped.push(format!(
+                "  deepening: depth {}: {} states in {:.1} s; {}",
+                st.depth, st.states, st.seconds, st.covered
+            ));
+        }
+    }
     for (why, n) in &o.skipped {
         skipped.push(format!(
             "  calls offered but not reachable by the harness: {n} x {why}"
@@ -183,6 +240,19 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             "transitions": o.stats.transitions,
             "c_calls": o.c_calls,
             "seconds": o.stats.seconds,
+            "depth": depth,
+            "coverage": deep.as_ref().map(|d| serde_json::json!({
+                "changed_lines": d.tally.json(),
+                "first_ran_at_depth": d.first_ran,
+                "target_depth": d.target,
+                "deepening_budget_s": plan.budget_s,
+                "deepening_s": d.deepening_s,
+                "stopped": d.stopped,
+                "runs": d.steps.iter().map(|s| serde_json::json!({
+                    "depth": s.depth, "states": s.states, "seconds": s.seconds,
+                    "changed_lines": s.covered,
+                })).collect::<Vec<_>>(),
+            })),
             "counterexample": match (failure, &kcalls) {
                 (Some(f), Some(k)) => report::json(k, f),
                 _ => serde_json::Value::Null,

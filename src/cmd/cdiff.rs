@@ -21,6 +21,8 @@ use std::time::Duration;
 pub struct CdiffArgs {
     pub model: PathBuf,
     pub kernel: PathBuf,
+    /// Diffs applied to a copy of the tree first (`--patch`, as `check --kernel` takes them).
+    pub patches: Vec<PathBuf>,
     pub scope: Option<String>,
     pub max_depth: Option<u32>,
     pub sample: Option<usize>,
@@ -67,9 +69,13 @@ fn summary(
 ) -> std::io::Result<()> {
     writeln!(
         out,
-        "cdiff: kernel tree {} ({}) against model {}",
+        "cdiff: kernel tree {} ({}){} against model {}",
         a.kernel.display(),
         b.release,
+        a.patches
+            .iter()
+            .map(|p| format!(" with patch {}", p.display()))
+            .collect::<String>(),
         a.model.display()
     )?;
     writeln!(out, "  {}; {gen}", scope.summary())?;
@@ -117,13 +123,26 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
     let (gen, text) =
         Gen::from_options(scope.max_depth, a.sample, a.walks, a.length, a.seed).map_err(bad)?;
     let sequence = a.sequence.as_deref().map(parse_sequence).transpose()?;
-    let b = build::build(&a.kernel).map_err(bad)?;
+    let b = if a.patches.is_empty() {
+        build::build(&a.kernel).map_err(bad)?
+    } else {
+        let src = crate::ccheck::Source {
+            kernel: a.kernel.clone(),
+            patches: a.patches.clone(),
+            mutants: Vec::new(),
+        };
+        crate::ccheck::prepare(&src).map_err(bad)?.built
+    };
     if a.build_only {
         writeln!(
             out,
-            "harness {} for {} ({} in {:.1} s)",
+            "harness {} for {}{} ({} in {:.1} s)",
             b.binary.display(),
             b.release,
+            a.patches
+                .iter()
+                .map(|p| format!(" with patch {}", p.display()))
+                .collect::<String>(),
             if b.compiled { "built" } else { "cached" },
             b.seconds
         )?;

@@ -451,6 +451,10 @@ impl Run<'_> {
                 }
                 self.push_case(m, Status::Fail, line, rendered.clone(), stats.seconds);
                 let ij = serde_json::json!({ "interleaving": rendered });
+                if let Some(dir) = &self.a.trace_dir {
+                    let path = dir.join(format!("{stem}.interleaving.json"));
+                    self.save_interleaving(&ij, m, &path)?;
+                }
                 self.push_json(m, "counterexample", &stats, Some(ij), None);
                 self.add_json_fields(consequence::json_fields(&outcome, rep.as_ref(), &prog));
                 self.save_worst(rep.as_ref(), stem)?;
@@ -513,6 +517,34 @@ impl Run<'_> {
             self.save_repro(t, &format!("{stem}.worst"), &dir)?;
         }
         Ok(())
+    }
+
+    /// Save a walker counterexample (an interleaving of a writer and walkers) as JSON: the
+    /// rendered schedule with its model and pass. It is not a call trace, and `replay` and
+    /// `repro` do not read it: the line saying where it went says so.
+    fn save_interleaving(
+        &mut self,
+        ij: &serde_json::Value,
+        m: &Path,
+        path: &Path,
+    ) -> std::io::Result<()> {
+        let doc = serde_json::json!({
+            "model": m.display().to_string(),
+            "pass": self.scope.name,
+            "interleaving": ij["interleaving"],
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        match write_atomic(path, &text) {
+            Ok(()) => self.say(&format!(
+                "interleaving saved to {} (a writer-and-walkers schedule, not a call trace: \
+                 replay and repro do not read it)",
+                path.display()
+            )),
+            Err(e) => {
+                self.worsen(Exit::BadInput);
+                writeln!(self.err, "cannot write {}: {e}", path.display())
+            }
+        }
     }
 
     fn save_trace(&mut self, t: &crate::trace::Trace, path: &Path) -> std::io::Result<()> {

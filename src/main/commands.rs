@@ -140,6 +140,10 @@ pub(crate) enum Cmd {
         /// Only build the harness (or find it cached) and print where it is.
         #[arg(long)]
         build_only: bool,
+        /// Apply this unified diff (-p1) to a copy of the tree first, as `check --kernel
+        /// --patch` does (repeatable, in order); compare a patch model with the patched C.
+        #[arg(long)]
+        patch: Vec<PathBuf>,
         /// Test hook: corrupt the C world after every call (`file N` or `anon N`: the root
         /// node's rb_subtree_last of that tree gains 1), to show that cdiff sees it.
         #[arg(long, hide = true)]

@@ -47,6 +47,8 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     max_depth: scope.max_depth,
                     format,
                     threads: kernel.jobs,
+                    accept_unreached: kernel.accept_unreached,
+                    deepen_budget: kernel.deepen_budget,
                     progress: !progress.quiet,
                 };
                 return cmd::ccheck::ccheck(&args, out, err);
@@ -140,10 +142,12 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             show,
             tolerate_known,
             build_only,
+            patch,
             corrupt_c,
             progress,
         } => {
             let args = cmd::cdiff::CdiffArgs {
+                patches: patch,
                 model,
                 kernel,
                 scope,

@@ -9,6 +9,7 @@ mod ccheck;
 mod cdiff;
 mod cli_output;
 mod commute;
+mod coverage;
 mod cpatch;
 mod diffnew;
 mod docs;

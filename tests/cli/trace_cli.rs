@@ -119,3 +119,32 @@ fn bad_trace_file_is_a_clear_error() {
     let msg = String::from_utf8_lossy(&e);
     assert!(msg.contains("bad.json:1:"), "{msg}");
 }
+
+/// A walker counterexample (an interleaving, which is not a call trace) is saved under
+/// --trace-dir too, and the line saying where names what it is.
+#[test]
+fn trace_dir_saves_a_walker_counterexample() {
+    let dir = tmp("walkers");
+    let a = CheckArgs {
+        models: vec![PathBuf::from("models/mutants/lock-dropped-between.rmap")],
+        scope: Some("walkers".into()),
+        trace_dir: Some(dir.to_path_buf()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let rc = rmapcheck::cmd::exit_status(check(&a, &mut out, &mut err), &mut err);
+    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+    assert_eq!(rc, 1, "{out}{err}");
+    let path = dir.join("lock-dropped-between.interleaving.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc["pass"], "walkers", "{doc}");
+    assert!(
+        doc["interleaving"].as_str().unwrap().contains("rmap_walk"),
+        "{doc}"
+    );
+    assert!(
+        format!("{out}{err}").contains("not a call trace: replay and repro do not read it"),
+        "{out}{err}"
+    );
+}
