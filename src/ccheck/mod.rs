@@ -42,6 +42,9 @@ pub struct Source {
 pub struct Prepared {
     pub built: Built,
     pub applied: Vec<String>,
+    /// A line for each file a diff touches that the harness does not build: applied, or left
+    /// out and why ([`patch::apply`]).
+    pub outside: Vec<String>,
 }
 
 /// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
@@ -59,12 +62,14 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
         return Ok(Prepared {
             built: build::build(tree)?,
             applied: Vec::new(),
+            outside: Vec::new(),
         });
     }
     let parent = build::cache_root().with_file_name("patched");
     let mut o = overlay::Overlay::new(tree, &parent)?;
+    let mut outside = Vec::new();
     for p in &src.patches {
-        patch::apply(&mut o, p)?;
+        outside.extend(patch::apply(&mut o, p)?);
     }
     for m in &src.mutants {
         cmutant::apply(&mut o, m)?;
@@ -73,6 +78,7 @@ pub fn prepare(src: &Source) -> Result<Prepared, String> {
     Ok(Prepared {
         built,
         applied: o.applied.clone(),
+        outside,
     })
 }
 
