@@ -210,7 +210,7 @@ pub(crate) fn scope_notes(prep: &ccheck::Prepared) -> Vec<String> {
 }
 
 /// The calls of a counterexample in kernel form, along the model's worlds.
-fn kernel_calls(
+pub(crate) fn kernel_calls(
     prog: &crate::lang::Program,
     scope: &Scope,
     calls: &[Call],

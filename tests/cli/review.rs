@@ -73,7 +73,6 @@ fn unlocked_call() -> Vec<Edit> {
 }
 
 /// The call moved before the release.
-#[allow(dead_code)]
 fn locked_call() -> Vec<Edit> {
     vec![Edit {
         file: "mm/vma.c",
@@ -143,7 +142,6 @@ fn the_real_helper_not_the_stub_runs_in_the_harness() {
     );
 }
 
-#[allow(dead_code)]
 fn the_series() -> Vec<Patch> {
     vec![
         Patch {
@@ -167,7 +165,6 @@ fn the_series() -> Vec<Patch> {
     ]
 }
 
-#[allow(dead_code)]
 fn write_series(t: &Path, dir: &Path, patches: &[Patch]) -> std::path::PathBuf {
     let m = dir.join("series.mbox");
     std::fs::write(
@@ -176,4 +173,171 @@ fn write_series(t: &Path, dir: &Path, patches: &[Patch]) -> std::path::PathBuf {
     )
     .unwrap();
     m
+}
+
+/// `review SERIES --kernel t --max-depth 2 -o replies.mbox`: exit status, the replies (one
+/// string per mail, headers and body), standard error.
+fn review(t: &Path, m: &Path, dir: &Path) -> (i32, Vec<String>, String) {
+    let o = dir.join("replies.mbox");
+    let (rc, out, err) = rmapcheck(&[
+        "review".as_ref(),
+        m.as_os_str(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        "--max-depth".as_ref(),
+        "2".as_ref(),
+        "-o".as_ref(),
+        o.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(out.contains("replies written to"), "{out}{err}");
+    let text = std::fs::read_to_string(&o).unwrap();
+    let mails: Vec<String> = text
+        .split("From rmapcheck Thu Jan  1 00:00:00 1970\n")
+        .filter(|m| !m.is_empty())
+        .map(str::to_string)
+        .collect();
+    (rc, mails, err)
+}
+
+/// A header's value, unfolded.
+fn header(mail: &str, name: &str) -> Option<String> {
+    let head = mail.split("\n\n").next().unwrap().replace("\n ", " ");
+    head.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")).map(str::to_string))
+}
+
+/// The C of the reply's reproducer block.
+fn repro_of(mail: &str) -> Option<String> {
+    let (_, rest) = mail.split_once("8<--- repro.c ---\n")?;
+    let (code, _) = rest.split_once("8<--- end of repro.c ---\n")?;
+    Some(code.to_string())
+}
+
+#[test]
+fn a_series_is_reviewed_patch_by_patch_with_threaded_replies() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let m = write_series(&t, d.path(), &the_series());
+    let (rc, mails, err) = review(&t, &m, d.path());
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("patch v2 1/3: holds"), "{err}");
+    assert!(
+        err.contains("patch v2 2/3: COUNTEREXAMPLE (lock-discipline)"),
+        "{err}"
+    );
+    assert!(err.contains("patch v2 3/3: holds"), "{err}");
+    assert_eq!(mails.len(), 4, "{mails:?}");
+    for (k, mail) in mails.iter().enumerate() {
+        for l in mail.lines() {
+            assert!(l.chars().count() <= 80, "reply {k}: {l:?}");
+        }
+        let id = series::message_id(k);
+        assert_eq!(header(mail, "In-Reply-To"), Some(id.clone()), "{mail}");
+        let refs = header(mail, "References").unwrap();
+        assert!(
+            refs.contains(&series::message_id(0)) && refs.ends_with(&id),
+            "{mail}"
+        );
+        assert!(
+            header(mail, "Subject")
+                .unwrap()
+                .starts_with(&format!("Re: [PATCH v2 {k}/3]")),
+            "{mail}"
+        );
+        assert!(mail.contains("\n-- \nrmapcheck "), "{mail}");
+        assert!(mail.contains("not by a person"), "{mail}");
+    }
+    // the cover letter's summary: one line per patch
+    assert!(
+        mails[0].contains("v2 1/3   holds: [PATCH v2 1/3]"),
+        "{}",
+        mails[0]
+    );
+    assert!(
+        mails[0].contains("v2 2/3   COUNTEREXAMPLE (lock-discipline)"),
+        "{}",
+        mails[0]
+    );
+    assert!(mails[0].contains("v2 3/3   holds"), "{}", mails[0]);
+    // patch 1: the stub gave way, the documentation was left out, and it holds
+    let one = &mails[1];
+    assert!(one.contains("stubs.h: mapping_rmap_tree_fix_last"), "{one}");
+    assert!(
+        one.contains("Documentation/mm/rmap-notes.rst: not in this tree"),
+        "{one}"
+    );
+    assert!(one.contains("\nVerdict: holds\n"), "{one}");
+    assert!(one.contains("Nothing found."), "{one}");
+    assert!(repro_of(one).is_none(), "{one}");
+    // patch 2: the counterexample, its invariant, the calls, the commands and a reproducer
+    let two = &mails[2];
+    assert!(
+        two.contains("\nVerdict: COUNTEREXAMPLE (lock-discipline)\n"),
+        "{two}"
+    );
+    assert!(two.contains("Broken:  lock-discipline"), "{two}");
+    assert!(two.contains("without i_mmap_rwsem held for write"), "{two}");
+    assert!(two.contains("  1. "), "{two}");
+    assert!(two.contains("$ rmapcheck review "), "{two}");
+    assert!(two.contains("--patch 1.patch --patch 2.patch"), "{two}");
+    assert!(
+        two.contains("$ rmapcheck repro cex.json -o repro.c"),
+        "{two}"
+    );
+    let c = repro_of(two).unwrap_or_else(|| panic!("no reproducer: {two}"));
+    let src = d.path().join("repro.c");
+    std::fs::write(&src, &c).unwrap();
+    let cc = Command::new("cc")
+        .arg("-o")
+        .arg(d.path().join("repro"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}\n{c}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    // patch 3: the fix holds
+    assert!(mails[3].contains("\nVerdict: holds\n"), "{}", mails[3]);
+}
+
+#[test]
+fn a_patch_that_does_not_apply_stops_the_series() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let mut s = the_series();
+    // the third patch, made against the tree as the first leaves it
+    s[2].edits = unlocked_call();
+    s[1].raw = Some(
+        "diff --git a/mm/vma.c b/mm/vma.c\n--- a/mm/vma.c\n+++ b/mm/vma.c\n\
+@@ -414,3 +414,3 @@\n \tif (vp->file) {\n-\t\ta line this tree does not have();\n\
++\t\ta line of ours();\n \n"
+            .into(),
+    );
+    let m = write_series(&t, d.path(), &s);
+    let (rc, mails, err) = review(&t, &m, d.path());
+    assert_eq!(rc, 2, "{err}");
+    assert!(err.contains("patch v2 1/3: holds"), "{err}");
+    assert!(err.contains("patch v2 2/3: does not apply"), "{err}");
+    assert!(
+        err.contains("patch v2 3/3: not checked (patch 2 stopped the series)"),
+        "{err}"
+    );
+    assert_eq!(mails.len(), 4);
+    let two = &mails[2];
+    assert!(two.contains("hunk #1 of mm/vma.c does not apply"), "{two}");
+    assert!(two.contains("2.patch:4:1:"), "{two}");
+    assert!(two.contains("\nVerdict: does not apply\n"), "{two}");
+    assert!(
+        mails[3].contains("\nVerdict: not checked (patch 2 stopped the series)\n"),
+        "{}",
+        mails[3]
+    );
+    for mail in &mails {
+        for l in mail.lines() {
+            assert!(l.chars().count() <= 80, "{l:?}");
+        }
+    }
 }
