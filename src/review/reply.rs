@@ -233,10 +233,11 @@ fn signature(run: &Run) -> String {
 fn scope_block(run: &Run, r: &Review) -> String {
     let mut s = String::new();
     s += &fill(
-        &format!("{} ({})", run.tree, run.release),
+        &format!("{}, the tree at:", run.release),
         "Tree:    ",
         "         ",
     );
+    s += &pre(&run.tree, "");
     s += &fill(&run.scope, "Scope:   ", "         ");
     s += &fill(&run.invariants, "Checks:  ", "         ");
     if !r.built.is_empty() {
@@ -365,7 +366,7 @@ pub fn patch_reply(run: &Run, r: &Review, k: usize) -> String {
     }
     b += &fill(
         &format!(
-            "rmapcheck checked {applied} as C: applied to a copy of the {} tree below, the \
+            "rmapcheck checked {applied}, as C: applied to a copy of the {} tree below, the \
              kernel's own mm/vma.c, interval trees and anon_vma paths built from that copy in \
              user space, and every call sequence of the scope below searched, the invariants \
              checked on the C after every call.",
@@ -458,7 +459,11 @@ fn cex_block(run: &Run, c: &Cex, k: usize) -> String {
         None => b += "Broken:  the C crashed (a BUG, a sanitizer report or a hang)\n",
     }
     b += &fill(&c.violation, "The C:   ", "         ");
-    b += &fill(&c.model, "Model:   ", "         ");
+    let mut model = c.model.lines();
+    b += &fill(model.next().unwrap_or(""), "Model:   ", "         ");
+    for l in model {
+        b += &pre(&format!("  {}", l.trim_start()), "      ");
+    }
     b += "\n";
     match &c.repro {
         Ok(code) => {
@@ -470,7 +475,8 @@ fn cex_block(run: &Run, c: &Cex, k: usize) -> String {
             );
             b += "\n8<--- repro.c ---\n";
             for l in code.lines() {
-                b += &pre(l, "");
+                // a comment line goes on as a comment line
+                b += &pre(l, if l.starts_with(" *") { " * " } else { "" });
             }
             b += "8<--- end of repro.c ---\n";
         }
