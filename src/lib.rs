@@ -9,7 +9,7 @@
 //! bounds of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its
 //! text and DOT renderings) sit on those; [`explore`] searches call sequences and builds,
 //! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on all of them, [`cdiff`] (the model against a kernel tree's own C) on
+//! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under [`cmd`]), [`cdiff`] (the model against a kernel tree's own C) on
 //! [`oracle`]'s call sequences, and [`ccheck`] (the C searched, a patch applied) on [`cdiff`].
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
@@ -33,6 +33,7 @@ pub mod lang;
 pub mod models;
 pub mod oracle;
 pub mod report;
+pub mod review;
 pub mod scope;
 pub mod textbuf;
 pub mod toml_diag;

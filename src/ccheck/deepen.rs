@@ -119,7 +119,14 @@ pub fn search(
                 before_binary = Some(build::build_covered(tree, &[])?.binary);
             }
             let b = before_binary.as_deref().unwrap_or(binary);
-            Some(covered_run(prog, &s, b, None, threads, &mut |_, _, _, _| {})?)
+            Some(covered_run(
+                prog,
+                &s,
+                b,
+                None,
+                threads,
+                &mut |_, _, _, _| {},
+            )?)
         } else {
             None
         };

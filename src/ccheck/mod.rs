@@ -51,6 +51,9 @@ pub struct Prepared {
     /// With [`prepare_covered`] and something applied: the changed lines (the harness is then
     /// built with coverage).
     pub changes: Option<coverage::Changes>,
+    /// A line for each file a diff touches that the harness does not build: applied, or left
+    /// out and why ([`patch::apply`]).
+    pub outside: Vec<String>,
 }
 
 /// Apply the patches and mutants to a copy of the tree and build the harness from it. Every
@@ -80,12 +83,14 @@ fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
             applied: Vec::new(),
             baseline: None,
             changes: None,
+            outside: Vec::new(),
         });
     }
     let parent = build::cache_root().with_file_name("patched");
     let mut o = overlay::Overlay::new(tree, &parent)?;
+    let mut outside = Vec::new();
     for p in &src.patches {
-        patch::apply(&mut o, p)?;
+        outside.extend(patch::apply(&mut o, p)?);
     }
     for m in &src.mutants {
         cmutant::apply(&mut o, m)?;
@@ -96,6 +101,7 @@ fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
             applied: o.applied.clone(),
             baseline: Some(build::build(tree)?),
             changes: None,
+            outside,
         });
     }
     let changes = coverage::changes(o.tree(), o.root(), &o.edited())?;
@@ -104,6 +110,7 @@ fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
         applied: o.applied.clone(),
         baseline: Some(build::build(tree)?),
         changes: Some(changes),
+        outside,
     })
 }
 

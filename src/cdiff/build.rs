@@ -13,6 +13,7 @@
 
 use super::csource::{self, Def};
 use super::helpers;
+use super::precedence;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -115,6 +116,9 @@ pub struct Built {
     pub release: String,
     /// False when the cached build was reused.
     pub compiled: bool,
+    /// The tests' stubs cut out because the harness compiles the real function
+    /// (`tools/testing/vma/FILE: NAME`, [`precedence`]).
+    pub superseded: Vec<String>,
     pub seconds: f64,
 }
 
@@ -176,6 +180,16 @@ const INPUTS: &[&str] = &[
     "include/linux/maple_tree.h",
     "lib/maple_tree.c",
 ];
+
+/// Files under [`INPUTS`] that the harness does not compile: the userland tests' own tests.
+const NOT_COMPILED: &[&str] = &["tools/testing/vma/tests", "tools/testing/vma/main.c"];
+
+/// Whether the harness build reads the tree file `rel` (a path relative to the tree): one of
+/// [`INPUTS`] or under one, and not the userland tests' own test files.
+pub fn reads(rel: &str) -> bool {
+    let under = |i: &&str| rel == *i || rel.strip_prefix(*i).is_some_and(|r| r.starts_with('/'));
+    INPUTS.iter().any(under) && !NOT_COMPILED.iter().any(under)
+}
 
 fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let md = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -256,6 +270,7 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
     } else {
         salt.to_vec()
     };
+    let superseded = precedence::superseded_in_tree(&tree)?;
     let dir = cache_root().join(key_salted(&tree, &salt)?);
     let binary = dir.join("tools/testing/vma/harness");
     if binary.is_file() {
@@ -263,6 +278,7 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
             binary,
             release,
             compiled: false,
+            superseded,
             seconds: t0.elapsed().as_secs_f64(),
         });
     }
@@ -308,6 +324,7 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
         binary,
         release,
         compiled: true,
+        superseded,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }
@@ -369,6 +386,15 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
         let t = csource::remove(t, w, CUSTOM_REMOVED, Def::Function)?;
         csource::remove(&t, w, &["anon_vma"], Def::Struct)
     })?;
+    // a stub of any function the harness compiles from the tree gives way to the real one
+    let real = precedence::real_functions(tree)?;
+    for (file, removed) in precedence::STUB_FILES {
+        if v.join(file).is_file() {
+            edit(file, &|t, w| {
+                precedence::cut(t, w, &precedence::superseded(t, &real, removed))
+            })?;
+        }
+    }
     edit("include/dup.h", &|t, w| {
         let t = csource::remove(t, w, &["anon_vma_chain"], Def::Struct)?;
         // __anon_vma_prepare() takes mm->page_table_lock, which the harness's mm lacks

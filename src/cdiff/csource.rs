@@ -111,6 +111,15 @@ pub fn replace_once(text: &str, what: &str, from: &str, to: &str) -> Result<Stri
 /// column-0 line), except those named in `skip`: each one's name and head (return type,
 /// name and parameters, as written, without the `;`).
 pub fn exported(text: &str, skip: &[&str]) -> Vec<(String, String)> {
+    definitions(text)
+        .into_iter()
+        .filter(|(name, head)| !head.starts_with("static") && !skip.contains(&name.as_str()))
+        .collect()
+}
+
+/// Every function `text` defines in kernel style (the body's `{` alone on a column-0 line),
+/// `static` or not: each one's name and head, as [`exported`] gives them.
+pub fn definitions(text: &str) -> Vec<(String, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -124,7 +133,7 @@ pub fn exported(text: &str, skip: &[&str]) -> Vec<(String, String)> {
                 .rfind(|w| !w.is_empty())
         });
         let Some(name) = name else { continue };
-        if first == i || head.starts_with("static") || !head.contains('(') || skip.contains(&name) {
+        if first == i || !head.contains('(') {
             continue;
         }
         out.push((name.to_string(), head));

@@ -19,5 +19,6 @@ pub mod harness;
 pub mod helpers;
 pub mod known;
 pub mod model;
+pub mod precedence;
 pub mod render;
 pub mod run;

@@ -109,6 +109,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         },
         prep.built.seconds
     ));
+    head.extend(scope_notes(&prep));
     let text = matches!(a.format, TraceFormat::Text);
     {
         let w: &mut dyn Write = if text { out } else { err };
@@ -310,8 +311,20 @@ fn divergence_text(
     s
 }
 
+/// What the diffs touched outside the harness, and the userland tests' stubs that gave way to
+/// the real functions the harness compiles.
+pub(crate) fn scope_notes(prep: &ccheck::Prepared) -> Vec<String> {
+    let mut v: Vec<String> = prep.outside.iter().map(|l| format!("  {l}")).collect();
+    for s in &prep.built.superseded {
+        v.push(format!(
+            "  stub superseded by the tree's real function: {s}"
+        ));
+    }
+    v
+}
+
 /// The calls of a counterexample in kernel form, along the model's worlds.
-fn kernel_calls(
+pub(crate) fn kernel_calls(
     prog: &crate::lang::Program,
     scope: &Scope,
     calls: &[Call],

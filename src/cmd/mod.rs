@@ -35,6 +35,7 @@ pub mod progress;
 pub mod prove;
 pub mod replay;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod tree;
 mod verdict;

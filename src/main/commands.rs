@@ -309,6 +309,36 @@ pub(crate) enum Cmd {
         /// The edit spec (TOML).
         spec: PathBuf,
     },
+    /// Review a posted series as C: an mbox (b4 am), a directory of git format-patch files, or
+    /// one diff. The patches, in `[PATCH vN k/n]` order, are applied one after the other to a
+    /// copy of the tree, the C search of `check --kernel` runs after each that touches a file
+    /// the harness builds, and one plain-text reply per patch (and a summary for the cover
+    /// letter) is written as an mbox (docs/REVIEW.md). Exit status: 0 every checked patch
+    /// holds, 1 a counterexample, 2 bad input or a patch that does not apply, 3 incomplete.
+    Review {
+        /// The series: an mbox, a directory of *.patch files, or one unified diff.
+        series: PathBuf,
+        /// The kernel source tree (only read; scripts/fetch-kernel.sh fetches one).
+        #[arg(long)]
+        kernel: PathBuf,
+        /// Write the replies to this mbox (default: standard output).
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// The model that chooses the calls offered and is compared at a failure.
+        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        model: PathBuf,
+        /// A built-in scope or a scope TOML file (default: default).
+        #[arg(long)]
+        scope: Option<String>,
+        /// Longest call sequence to search after each patch.
+        #[arg(long)]
+        max_depth: Option<u32>,
+        /// Search threads, one harness process each (default: every core, at most 8).
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[command(flatten)]
+        progress: ProgressOpts,
+    },
     /// Run an interval-tree op list (insert, insert_after, erase, rekey, propagate, query,
     /// print, validate) and print the results and the final tree.
     Tree {

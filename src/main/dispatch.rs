@@ -257,6 +257,28 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
         Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
+        Cmd::Review {
+            series,
+            kernel,
+            output,
+            model,
+            scope,
+            max_depth,
+            jobs,
+            progress,
+        } => {
+            let args = cmd::review::ReviewArgs {
+                series,
+                kernel,
+                output,
+                model,
+                scope,
+                max_depth,
+                threads: jobs,
+                progress: !progress.quiet,
+            };
+            cmd::review::review(&args, out, err)
+        }
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {
             cmd::fuzz::fuzz_decode(&input.crash, input.models.as_deref(), out)

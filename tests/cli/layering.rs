@@ -310,7 +310,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("report", 9),
     ("cdiff", 10),
     ("ccheck", 11),
-    ("cmd", 12),
+    ("review", 12),
+    ("cmd", 13),
 ];
 
 /// Imports that still point up or sideways, each tolerated for a reason given beside it. Empty

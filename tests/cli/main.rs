@@ -22,9 +22,11 @@ mod layering;
 mod minimise_cli;
 mod readme;
 mod report;
+mod review;
 #[path = "../common/scratch.rs"]
 #[allow(dead_code)]
 mod scratch;
+mod series;
 mod simulate;
 mod source_scan;
 mod symmetry;
