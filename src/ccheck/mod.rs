@@ -13,6 +13,7 @@ pub mod html;
 pub mod invariants;
 pub mod known;
 pub mod overlay;
+pub mod pages;
 pub mod patch;
 pub mod report;
 pub mod repro;

@@ -24,6 +24,7 @@ const GLUE: &[(&str, &str)] = &[
     ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
+    ("pages.c", include_str!("../../cglue/pages.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),
     ("Makefile", include_str!("../../cglue/Makefile")),
 ];
@@ -41,7 +42,7 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "cdiff-build 4";
+const BUILD_VERSION: &str = "cdiff-build 5";
 
 /// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
 /// the rmap tree operations (the real ones), the page-table move (it must report the whole
@@ -67,6 +68,7 @@ pub const STUBS_REMOVED: &[&str] = &[
     "move_page_tables",
     "mmap_file",
     "free_pgtables",
+    "unmap_vmas",
 ];
 
 /// Stubs of the copy's include/custom.h that the glue or the real mm/rmap.c replaces.

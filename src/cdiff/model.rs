@@ -1,6 +1,6 @@
 //! The model's world as a [`Raw`] world, field for field what the C harness dumps: each live
 //! mm's VMAs in address order, each file's i_mmap and each live anon_vma's tree node by node
-//! (preorder), the live anon_vma_chains. The model has no `VM_ACCOUNT`, and the harness's
+//! (preorder), the live anon_vma_chains, the ghost ptes and folios. The model has no `VM_ACCOUNT`, and the harness's
 //! WARNs and lock records have no model counterpart (a model `VM_WARN_ON` fails the model's
 //! own check first), so neither is part of the comparison.
 
@@ -96,5 +96,6 @@ pub fn raw(w: &World) -> Raw {
             r.avcs.push((i as u64, u64::from(v), u64::from(a)));
         }
     }
+    r.pages = super::pages::model_pages(w);
     r
 }
