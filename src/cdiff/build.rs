@@ -452,8 +452,9 @@ fn rmap_gen(tree: &Path, helpers: &[helpers::Helper]) -> Result<String, String> 
             .into(),
     );
     g.push("static void cleanup_partial_anon_vmas(struct vm_area_struct *vma);".into());
-    g.push(csource::extract(
+    g.push(csource::extract_lined(
         &tree.join("mm/rmap.c"),
+        "mm/rmap.c",
         RMAP_FUNCTIONS,
         Def::Function,
     )?);
