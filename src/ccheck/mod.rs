@@ -8,6 +8,7 @@
 //! ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod consequence;
 pub mod cpatch;
 pub mod html;
 pub mod invariants;
@@ -90,6 +91,8 @@ pub struct Outcome {
     pub harnesses: u64,
     /// Known findings tolerated ([`known`]), by name.
     pub known: Vec<(&'static str, usize)>,
+    /// The most walker checkpoints one sequence skipped over the per-call bound (0: none).
+    pub checkpoints_over: u64,
 }
 
 /// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered.
@@ -134,6 +137,7 @@ pub fn search(
         replays: sys.counts.replays.load(Ordering::Relaxed),
         harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
         known,
+        checkpoints_over: sys.counts.checkpoints_over.load(Ordering::Relaxed),
     })
 }
 

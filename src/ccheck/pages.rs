@@ -21,6 +21,10 @@ use crate::cdiff::pages::{RawFolio, RawFolioKind};
 use crate::invariant::Invariant;
 use std::collections::HashMap;
 
+/// The walker checkpoints the glue runs a call at most (cglue/pages.c GLUE_MAX_CHECKPOINTS);
+/// a test keeps the two equal.
+pub const CHECKPOINTS_PER_CALL: u32 = 64;
+
 /// The invariant of a glue note (`C violation TEXT`), when it is a page or checkpoint one.
 pub fn note_invariant(text: &str) -> Option<Invariant> {
     let word = text.split_whitespace().next()?;
@@ -33,6 +37,11 @@ pub fn note_invariant(text: &str) -> Option<Invariant> {
         _ => return None,
     };
     Some(inv)
+}
+
+/// Keep the most checkpoints a sequence skipped over the bound (for the run's report).
+pub fn count_checkpoints(r: &Raw, over: &std::sync::atomic::AtomicU64) {
+    over.fetch_max(r.pages.checkpoints.1, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn v(invariant: Invariant, what: String) -> Violation {
@@ -254,6 +263,17 @@ mod tests {
         let mut f = Vec::new();
         check(r, &mut f);
         f.first().map(|x| x.invariant)
+    }
+
+    #[test]
+    fn the_checkpoint_bound_is_the_glues() {
+        let glue = include_str!("../../cglue/pages.c");
+        assert!(
+            glue.contains(&format!(
+                "#define GLUE_MAX_CHECKPOINTS {CHECKPOINTS_PER_CALL}\n"
+            )),
+            "cglue/pages.c's bound differs"
+        );
     }
 
     #[test]

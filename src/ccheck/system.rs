@@ -67,6 +67,8 @@ pub struct Counts {
     pub harnesses: AtomicU64,
     /// Known findings tolerated (WARNs outside the callers' preconditions): name -> count.
     pub known: Mutex<BTreeMap<&'static str, usize>>,
+    /// The most walker checkpoints one replayed sequence skipped over the per-call bound.
+    pub checkpoints_over: AtomicU64,
 }
 
 /// The C search.
@@ -255,6 +257,7 @@ impl<'a> CSystem<'a> {
     /// outside the callers' preconditions if one does, and the violation if there is one.
     fn judge(&self, dump: &[String], req: &Option<String>) -> Result<Judged, String> {
         let mut raw: Raw = cdump::parse(dump)?;
+        super::pages::count_checkpoints(&raw, &self.counts.checkpoints_over);
         let lines = raw.canonical();
         let outside = raw
             .notes

@@ -42,7 +42,7 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "cdiff-build 5";
+const BUILD_VERSION: &str = "cdiff-build 6";
 
 /// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
 /// the rmap tree operations (the real ones), the page-table move (it must report the whole

@@ -295,3 +295,75 @@ fn repro_of_a_c_counterexample_makes_its_calls_and_refuses_a_call_with_no_syscal
         "{err}"
     );
 }
+
+/// The C's ghost pages: a walker checkpoint names the kernel function and line of the lock
+/// operation, and a counterexample carries its consequence as the model's do.
+#[test]
+fn a_walker_checkpoint_names_its_lock_operation_and_the_consequence_is_printed() {
+    let spec =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cmutants/i-mmap-dropped-between.toml");
+    let Some((rc, out, err)) = check(&["--c-mutant", spec.to_str().unwrap(), "--max-depth", "3"])
+    else {
+        return;
+    };
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("COUNTEREXAMPLE in the C: walker-complete after call 3 of 3"),
+        "{out}"
+    );
+    assert!(
+        out.contains("walker-complete at vma_complete (mm/vma.c:")
+            && out.contains("after it releases i_mmap_rwsem): the file walk"),
+        "{out}"
+    );
+    // the pages are part of the C world shown
+    assert!(out.contains("    pte mm0:0 file#0 index 0"), "{out}");
+    assert!(
+        out.contains("On a production kernel (walker-complete, missed rmap walk)"),
+        "{out}"
+    );
+    assert!(out.contains("Which kernel shows it: "), "{out}");
+    assert!(
+        out.contains("consequence: first walker-complete (missed rmap walk); worst: the first (nothing ranks above it)"),
+        "{out}"
+    );
+    assert!(out.contains("at most 64 a call"), "{out}");
+}
+
+#[test]
+fn a_freed_anon_vma_under_a_mapped_folio_is_reported_with_first_and_worst() {
+    let spec =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cmutants/expand-no-dup-anon-vma.toml");
+    let Some((rc, out, err)) = check(&["--c-mutant", spec.to_str().unwrap(), "--format", "json"])
+    else {
+        return;
+    };
+    assert_eq!(rc, 1, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cx = &doc["counterexample"];
+    assert_eq!(cx["invariant"], "rmap-complete", "{doc}");
+    assert!(
+        cx["what"]
+            .as_str()
+            .unwrap()
+            .contains("whose anon_vma is freed"),
+        "{doc}"
+    );
+    assert!(
+        cx["c_world"].as_array().unwrap().iter().any(|l| l
+            .as_str()
+            .unwrap()
+            .contains("pte mm0:2 folio0 FREED index 2")),
+        "{doc}"
+    );
+    assert_eq!(doc["first"]["invariant"], "rmap-complete", "{doc}");
+    assert_eq!(doc["first"]["consequence"], "missed rmap walk", "{doc}");
+    assert_eq!(doc["worst"]["invariant"], "rmap-complete", "{doc}");
+    assert!(
+        doc["consequence_search"]
+            .as_str()
+            .unwrap()
+            .starts_with("consequence: first rmap-complete"),
+        "{doc}"
+    );
+}
