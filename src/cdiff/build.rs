@@ -46,8 +46,9 @@ const BUILD_VERSION: &str = "cdiff-build 6";
 
 /// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
 /// the rmap tree operations (the real ones), the page-table move (it must report the whole
-/// range moved for mremap and exec's stack move to go on), a file's ->mmap (it must set
-/// vm_ops), and free_pgtables() (it unlinks the rmap of the VMAs it frees).
+/// range moved for mremap and exec's stack move to go on, and moves the ghost ptes), a file's
+/// ->mmap (it must set vm_ops), free_pgtables() (it unlinks the rmap of the VMAs it frees) and
+/// unmap_vmas() (it zaps the ghost ptes).
 pub const STUBS_REMOVED: &[&str] = &[
     "anon_vma_unlock_write",
     "i_mmap_unlock_write",

@@ -148,8 +148,10 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         _ => (Vec::new(), None),
     };
     let kcalls = failure.map(|_| kernel_calls(&prog, &scope, &calls));
-    // the consequence search: the C again, for each class more severe than the first's
-    let conseq = failure.and_then(|f| {
+    // the consequence search: the C again, for each class more severe than the first's (the
+    // HTML page does not show it)
+    let html = matches!(a.format, TraceFormat::Html);
+    let conseq = failure.filter(|_| !html).and_then(|f| {
         crate::ccheck::consequence::search(
             &prog,
             &scope,
