@@ -68,6 +68,17 @@ static unsigned long pg(unsigned long page)
 	return page << PAGE_SHIFT;
 }
 
+/* An mm's index on the protocol (-1 for none the harness made). */
+static int glue_mm_index(const struct mm_struct *mm)
+{
+	int i;
+
+	for (i = 0; i < glue_nmms; i++)
+		if (glue_mms[i] == mm)
+			return i;
+	return -1;
+}
+
 /* Forget everything: free each VMA, chain and anon_vma as memory, without kernel logic. */
 static void glue_reset(const char *files)
 {
@@ -84,6 +95,7 @@ static void glue_reset(const char *files)
 		free(mm);
 	}
 	glue_nmms = 0;
+	glue_pages_reset();
 	while (glue_nobjs > 0) {
 		struct glue_obj *o = &glue_objs[--glue_nobjs];
 
@@ -144,6 +156,8 @@ static long call_mmap(struct mm_struct *mm, unsigned long start, unsigned long e
 		flags |= VM_SHARED | VM_MAYSHARE;
 	if (growsdown)
 		flags |= VM_GROWSDOWN;
+	/* MAP_FIXED over mapped pages zaps them (vms_clean_up_area()) */
+	glue_pages_allow(mm, start, end);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	ret = mmap_region(f, pg(start), pg(end - start), legacy_to_vma_flags(flags), pgoff, NULL);
 	mmap_write_unlock(mm);
@@ -153,6 +167,7 @@ static long call_mmap(struct mm_struct *mm, unsigned long start, unsigned long e
 /* munmap(2): __vm_munmap() of mm/vma.c, which takes and drops the lock itself. */
 static long call_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
+	glue_pages_allow(mm, start, end);
 	return __vm_munmap(pg(start), pg(end - start), true);
 }
 
@@ -260,6 +275,7 @@ static long call_mremap_shrink(struct mm_struct *mm, unsigned long addr, unsigne
 		mmap_write_unlock(mm);
 		return -EINVAL;
 	}
+	glue_pages_allow(mm, new_end, vma->vm_end >> PAGE_SHIFT);
 	ret = do_vmi_munmap(&vmi, mm, pg(new_end), vma->vm_end - pg(new_end), NULL, false);
 	mmap_write_unlock(mm);
 	return ret;
@@ -279,6 +295,8 @@ static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned 
 	unsigned long vm_start, vm_end;
 	long ret = 0;
 
+	glue_pages_allow(mm, addr, addr + old_len);
+	glue_pages_allow(mm, new_addr, new_addr + new_len);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	if (old_len == 0 || new_len < old_len ||
 	    (new_addr < addr + old_len && addr < new_addr + new_len)) {
@@ -304,6 +322,17 @@ static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned 
 	if (!new_vma) {
 		ret = -ENOMEM;
 		goto out;
+	}
+	/* copy_vma_and_data(): the page tables follow, under the rmap locks when copy_vma()
+	 * says a walk could otherwise miss a pte (move_page_tables(), pages.c) */
+	{
+		PAGETABLE_MOVE(pmc, vma, new_vma, pg(addr), pg(new_addr), pg(old_len));
+
+		pmc.need_rmap_locks = need_rmap_locks;
+		if (move_page_tables(&pmc) < pg(old_len)) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	/* move_vma(): the statistics count the new range before the source is unmapped */
 	vm_stat_account(mm, vma->vm_flags, new_len);
@@ -347,12 +376,17 @@ static long call_anon_fault(struct mm_struct *mm, unsigned long page)
 	struct vm_area_struct *vma;
 	long ret = 0;
 
+	glue_pages_allow(mm, page, page + 1);
 	glue_lock(mm, GLUE_MMAP_LOCK, false);
 	vma = vma_lookup(mm, pg(page));
 	if (!vma)
 		ret = -EFAULT;
-	else if (!vma_test(vma, VMA_SHARED_BIT))
+	else if (!vma_test(vma, VMA_SHARED_BIT) && vma_test(vma, VMA_WRITE_BIT)) {
+		/* a write fault on a read-only VMA is a SIGSEGV (access_error()) */
 		ret = anon_vma_prepare(vma);
+		if (!ret)
+			glue_fault_anon(vma, page);
+	}
 	mmap_read_unlock(mm);
 	return ret;
 }
@@ -362,8 +396,12 @@ static long call_file_fault(struct mm_struct *mm, unsigned long page)
 {
 	struct vm_area_struct *vma;
 
+	glue_pages_allow(mm, page, page + 1);
 	glue_lock(mm, GLUE_MMAP_LOCK, false);
 	vma = vma_lookup(mm, pg(page));
+	/* a private /dev/zero VMA maps the zero page, which is in no rmap */
+	if (vma && vma->vm_file && !vma_is_anonymous(vma))
+		glue_fault_file(vma, page);
 	mmap_read_unlock(mm);
 	return vma ? 0 : -EFAULT;
 }
@@ -384,10 +422,13 @@ static long call_stack_fault(struct mm_struct *mm, unsigned long page)
 		mmap_write_unlock(mm);
 		return -EFAULT;
 	}
+	glue_pages_allow(mm, page, page + 1);
 	ret = expand_downwards(vma, pg(page));
 	mmap_write_downgrade(mm);
 	if (!ret)
 		ret = anon_vma_prepare(vma);
+	if (!ret)
+		glue_fault_anon(vma, page);
 	mmap_read_unlock(mm);
 	return ret;
 }
@@ -413,7 +454,10 @@ static long call_shift_down(struct mm_struct *mm, unsigned long addr, unsigned l
 		mmap_write_unlock(mm);
 		return -EINVAL;
 	}
+	glue_pages_allow(mm, addr - shift, vma->vm_end >> PAGE_SHIFT);
+	glue_pages_temp_stack(mm);
 	ret = relocate_vma_down(vma, pg(shift));
+	glue_pages_temp_stack(NULL);
 	mmap_write_unlock(mm);
 	return ret;
 }
@@ -439,6 +483,7 @@ static long call_fork(struct mm_struct *oldmm)
 	mm->data_vm = oldmm->data_vm;
 	mm->exec_vm = oldmm->exec_vm;
 	mm->stack_vm = oldmm->stack_vm;
+	glue_pages_allow(mm, 0, 0);
 	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	for_each_vma(vmi, mpnt) {
@@ -469,6 +514,8 @@ static long call_fork(struct mm_struct *oldmm)
 			flush_dcache_mmap_unlock(mapping);
 			i_mmap_unlock_write(mapping);
 		}
+		/* copy_page_range() */
+		glue_copy_ptes(tmp, mpnt);
 	}
 	mmap_write_unlock(mm);
 	mmap_write_unlock(oldmm);
@@ -488,6 +535,11 @@ static long call_exit(struct mm_struct *mm)
 	struct unlink_vma_file_batch vb;
 	VMA_ITERATOR(vmi, mm, 0);
 
+	/* the zap of every VMA (unmap_vmas()) comes first, under the mmap read lock */
+	glue_pages_allow(mm, 0, 0);
+	glue_lock(mm, GLUE_MMAP_LOCK, false);
+	glue_zap(mm, 0, ~0UL);
+	mmap_read_unlock(mm);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	unlink_file_vma_batch_init(&vb);
 	for_each_vma(vmi, vma) {
@@ -551,6 +603,7 @@ static void glue_command(char **w, int n)
 		glue_corrupt(w[1], num(w[2]));
 		return;
 	}
+	glue_pages_begin_call();
 	if (!strcmp(w[0], "mmap")) {
 		NEED(8);
 		MM();
@@ -603,6 +656,7 @@ static void glue_command(char **w, int n)
 		printf("error unknown command %s\n", w[0]);
 		return;
 	}
+	glue_pages_end_call();
 	glue_check_released();
 	printf("ok %ld\n", ret);
 #undef NEED

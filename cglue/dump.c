@@ -132,6 +132,7 @@ static void glue_dump(void)
 			printf("\n");
 		}
 	}
+	glue_dump_pages();
 	for (i = 0; i < glue_nlocks; i++)
 		if (glue_locks[i].writers || glue_locks[i].readers)
 			printf("held %s\n", glue_class_names[glue_locks[i].cls]);

@@ -79,9 +79,25 @@ static struct glue_lock_rec *glue_lock_find(const void *obj, enum glue_lock_clas
 	return &glue_locks[glue_nlocks++];
 }
 
-void glue_lock(const void *obj, enum glue_lock_class cls, bool write)
+/* The lock moment as the checkpoint names it: "takes i_mmap_rwsem for write". */
+static void glue_lock_checkpoint(enum glue_lock_class cls, const char *what, const char *mode,
+				 const char *func, const char *file, int line)
 {
-	struct glue_lock_rec *l = glue_lock_find(obj, cls, true);
+	char event[64];
+
+	snprintf(event, sizeof(event), "%s %s%s", what, glue_class_names[cls], mode);
+	glue_checkpoint(func, file, line, event);
+}
+
+void glue_lock_at(const void *obj, enum glue_lock_class cls, bool write, const char *func,
+		  const char *file, int line)
+{
+	struct glue_lock_rec *l;
+
+	/* a walker may run just before the lock is taken */
+	glue_lock_checkpoint(cls, "before it takes", write ? " for write" : " for read", func,
+			     file, line);
+	l = glue_lock_find(obj, cls, true);
 
 	/* one thread: taking a lock already held can only be a self-deadlock */
 	if (l->writers || (write && l->readers))
@@ -102,7 +118,8 @@ static void glue_forget_wlocked(const void *mm)
 	glue_nwlocked = j;
 }
 
-void glue_unlock(const void *obj, enum glue_lock_class cls, bool write)
+void glue_unlock_at(const void *obj, enum glue_lock_class cls, bool write, const char *func,
+		    const char *file, int line)
 {
 	struct glue_lock_rec *l = glue_lock_find(obj, cls, false);
 
@@ -118,9 +135,12 @@ void glue_unlock(const void *obj, enum glue_lock_class cls, bool write)
 	/* mmap_write_unlock() ends every vma_start_write() of the mm (vm_lock_seq) */
 	if (cls == GLUE_MMAP_LOCK && write)
 		glue_forget_wlocked(obj);
+	/* a walker may run just after the lock is released */
+	glue_lock_checkpoint(cls, "after it releases", "", func, file, line);
 }
 
-void glue_downgrade(const void *obj, enum glue_lock_class cls)
+void glue_downgrade_at(const void *obj, enum glue_lock_class cls, const char *func,
+		       const char *file, int line)
 {
 	struct glue_lock_rec *l = glue_lock_find(obj, cls, false);
 
@@ -132,6 +152,7 @@ void glue_downgrade(const void *obj, enum glue_lock_class cls)
 	l->readers++;
 	if (cls == GLUE_MMAP_LOCK)
 		glue_forget_wlocked(obj);
+	glue_lock_checkpoint(cls, "after it downgrades", "", func, file, line);
 }
 
 bool glue_held(const void *obj, enum glue_lock_class cls, bool write)
@@ -177,12 +198,6 @@ struct anon_vma *glue_anon_root(struct anon_vma *anon_vma)
 bool glue_anon_locked(struct anon_vma *anon_vma)
 {
 	return glue_held(anon_vma, GLUE_ANON_RWSEM, false);
-}
-
-unsigned long glue_move_page_tables(struct pagetable_move_control *pmc)
-{
-	/* the harness has no page tables: every page "moves" */
-	return pmc->len_in;
 }
 
 /*
@@ -303,6 +318,8 @@ void glue_cache_free(struct kmem_cache *cache, void *p)
 
 	for (i = 0; i < glue_nobjs; i++) {
 		if (glue_objs[i].ptr == p) {
+			if (cache == anon_vma_cachep)
+				glue_pages_anon_vma_freed(p);
 			glue_objs[i] = glue_objs[--glue_nobjs];
 			kmem_cache_free(cache, p);
 			return;

@@ -78,9 +78,21 @@ enum glue_lock_class {
 	GLUE_ANON_RWSEM,	/* anon_vma->root->rwsem */
 };
 
-void glue_lock(const void *obj, enum glue_lock_class cls, bool write);
-void glue_unlock(const void *obj, enum glue_lock_class cls, bool write);
-void glue_downgrade(const void *obj, enum glue_lock_class cls);
+/*
+ * Each lock operation is a walker checkpoint (pages.c), named by the kernel function and
+ * line that makes it: the lock functions below are macros so that __func__ and __LINE__ are
+ * the caller's.
+ */
+void glue_lock_at(const void *obj, enum glue_lock_class cls, bool write, const char *func,
+		  const char *file, int line);
+void glue_unlock_at(const void *obj, enum glue_lock_class cls, bool write, const char *func,
+		    const char *file, int line);
+void glue_downgrade_at(const void *obj, enum glue_lock_class cls, const char *func,
+		       const char *file, int line);
+#define glue_lock(obj, cls, write) glue_lock_at(obj, cls, write, __func__, __FILE__, __LINE__)
+#define glue_unlock(obj, cls, write) glue_unlock_at(obj, cls, write, __func__, __FILE__, __LINE__)
+#define glue_downgrade(obj, cls) glue_downgrade_at(obj, cls, __func__, __FILE__, __LINE__)
+void glue_checkpoint(const char *func, const char *file, int line, const char *event);
 bool glue_held(const void *obj, enum glue_lock_class cls, bool write);
 void glue_violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void glue_vma_write_started(struct vm_area_struct *vma);
@@ -108,56 +120,24 @@ static inline int init_rwsem(struct rw_semaphore *sem)
  */
 #include "rmap_structs.h"
 
-static inline void i_mmap_lock_write(struct address_space *mapping)
-{
-	glue_lock(mapping, GLUE_I_MMAP_RWSEM, true);
-}
-
-static inline void i_mmap_unlock_write(struct address_space *mapping)
-{
-	glue_unlock(mapping, GLUE_I_MMAP_RWSEM, true);
-}
-
-static inline void flush_dcache_mmap_lock(struct address_space *mapping)
-{
-	glue_lock(mapping, GLUE_FLUSH_DCACHE, true);
-}
-
-static inline void flush_dcache_mmap_unlock(struct address_space *mapping)
-{
-	glue_unlock(mapping, GLUE_FLUSH_DCACHE, true);
-}
+#define i_mmap_lock_write(mapping) glue_lock(mapping, GLUE_I_MMAP_RWSEM, true)
+#define i_mmap_unlock_write(mapping) glue_unlock(mapping, GLUE_I_MMAP_RWSEM, true)
+#define flush_dcache_mmap_lock(mapping) glue_lock(mapping, GLUE_FLUSH_DCACHE, true)
+#define flush_dcache_mmap_unlock(mapping) glue_unlock(mapping, GLUE_FLUSH_DCACHE, true)
 
 /* The anon_vma locks take the root's rwsem, as mm/internal.h's helpers do. */
 struct anon_vma *glue_anon_root(struct anon_vma *anon_vma);
 bool glue_anon_locked(struct anon_vma *anon_vma);
 
-static inline void anon_vma_lock_write(struct anon_vma *anon_vma)
-{
-	glue_lock(glue_anon_root(anon_vma), GLUE_ANON_RWSEM, true);
-}
-
-static inline void anon_vma_unlock_write(struct anon_vma *anon_vma)
-{
-	glue_unlock(glue_anon_root(anon_vma), GLUE_ANON_RWSEM, true);
-}
+#define anon_vma_lock_write(anon_vma) glue_lock(glue_anon_root(anon_vma), GLUE_ANON_RWSEM, true)
+#define anon_vma_unlock_write(anon_vma) \
+	glue_unlock(glue_anon_root(anon_vma), GLUE_ANON_RWSEM, true)
 
 #define rwsem_is_locked(sem) glue_anon_locked(container_of(sem, struct anon_vma, rwsem))
 
-static inline void mmap_write_unlock(struct mm_struct *mm)
-{
-	glue_unlock(mm, GLUE_MMAP_LOCK, true);
-}
-
-static inline void mmap_read_unlock(struct mm_struct *mm)
-{
-	glue_unlock(mm, GLUE_MMAP_LOCK, false);
-}
-
-static inline void mmap_write_downgrade(struct mm_struct *mm)
-{
-	glue_downgrade(mm, GLUE_MMAP_LOCK);
-}
+#define mmap_write_unlock(mm) glue_unlock(mm, GLUE_MMAP_LOCK, true)
+#define mmap_read_unlock(mm) glue_unlock(mm, GLUE_MMAP_LOCK, false)
+#define mmap_write_downgrade(mm) glue_downgrade(mm, GLUE_MMAP_LOCK)
 
 static inline int mmap_write_lock_killable(struct mm_struct *mm)
 {
@@ -201,6 +181,22 @@ bool glue_vma_write_locked(struct vm_area_struct *vma);
 struct pagetable_move_control;
 unsigned long glue_move_page_tables(struct pagetable_move_control *pmc);
 #define move_page_tables(pmc) glue_move_page_tables(pmc)
+
+/* Ghost pages (pages.c): the zap of unmap_vmas() (mm/memory.c), what the calls do to ptes. */
+struct mmu_gather;
+struct unmap_desc;
+void unmap_vmas(struct mmu_gather *tlb, struct unmap_desc *unmap);
+void glue_pages_anon_vma_freed(const void *av);
+void glue_pages_reset(void);
+void glue_fault_anon(struct vm_area_struct *vma, unsigned long addr);
+void glue_fault_file(struct vm_area_struct *vma, unsigned long addr);
+void glue_zap(struct mm_struct *mm, unsigned long start, unsigned long end);
+void glue_copy_ptes(struct vm_area_struct *dst, struct vm_area_struct *src);
+void glue_pages_begin_call(void);
+void glue_pages_allow(struct mm_struct *mm, unsigned long start, unsigned long end);
+void glue_pages_end_call(void);
+void glue_pages_temp_stack(struct mm_struct *mm);
+void glue_dump_pages(void);
 
 /*
  * free_pgtables() (mm/memory.c) hides each VMA it frees page tables for from the rmap: the

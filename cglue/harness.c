@@ -44,6 +44,7 @@ unsigned long rlimit(unsigned int limit)
 
 #include "calls.c"
 #include "dump.c"
+#include "pages.c"
 
 static int glue_words(char *line, char **w, int max)
 {

@@ -9,8 +9,8 @@
 //! `vma-layout`; `lock-discipline`, `tree-precondition` and `stale-descent` from what the glue
 //! recorded (a tree operation without its lock, a lock still held when the call returned, a
 //! precondition or descent check of the glue's tree wrappers); `model-assert` for a WARN the C
-//! fired. The page-level invariants need ghost page tables beside the C world, which the
-//! harness does not keep; the walker and interleaving invariants need threads.
+//! fired; the page-level invariants and the walker checkpoints' findings from the ghost pages
+//! ([`super::pages`]). The per-VMA lock and lock-order invariants need threads.
 
 use crate::cdiff::canon::{Raw, RawNode, RawTree, RawVma};
 use crate::invariant::{Invariant, InvariantSet};
@@ -28,6 +28,10 @@ pub const CHECKED: &[Invariant] = &[
     Invariant::LockDiscipline,
     Invariant::VmaLayout,
     Invariant::ModelAssert,
+    Invariant::MappingPreserved,
+    Invariant::RmapComplete,
+    Invariant::RmapExact,
+    Invariant::WalkerComplete,
     // on a patched tree only, by the search itself (`super::diverge`): the patched C's VMA
     // layout against the unpatched C's
     Invariant::Equivalent,
@@ -37,12 +41,10 @@ pub const CHECKED: &[Invariant] = &[
 pub fn not_checked(i: Invariant) -> Option<&'static str> {
     use Invariant::*;
     match i {
-        WalkerComplete | VmaLockStable | Deadlock | LockOrder => {
-            Some("needs concurrent threads; the harness runs one call at a time")
-        }
-        RmapComplete | RmapExact | MappingPreserved => {
-            Some("needs ghost page tables beside the C world; the harness keeps none")
-        }
+        VmaLockStable | Deadlock | LockOrder => Some(
+            "needs concurrent threads; the harness runs one call at a time (its walker \
+             checkpoints run the rmap walks at each lock moment, not threads)",
+        ),
         ModelFault => Some("a model's own fault; the C's is a crash, always reported"),
         FuzzSetup => Some("a fuzz harness check"),
         _ => None,
@@ -205,9 +207,12 @@ pub fn check(r: &Raw, set: InvariantSet) -> Option<Violation> {
     }
     chains(r, &ix, &mut found);
     layout(r, &mut found);
+    super::pages::check(r, &mut found);
     for n in &r.notes {
         if let Some(x) = n.strip_prefix("C violation ") {
-            let inv = if x.starts_with("tree-precondition") {
+            let inv = if let Some(i) = super::pages::note_invariant(x) {
+                i
+            } else if x.starts_with("tree-precondition") {
                 Invariant::TreePrecondition
             } else if x.starts_with("stale-descent") {
                 Invariant::StaleDescent
@@ -498,6 +503,7 @@ mod tests {
             }],
             avcs: vec![(20, 2, 10)],
             notes: vec![],
+            pages: Default::default(),
         }
     }
 

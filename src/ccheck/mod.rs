@@ -9,6 +9,7 @@
 //! after the same calls ([`report`]). See docs/CHECK-C.md.
 
 pub mod cmutant;
+pub mod consequence;
 pub mod coverage;
 pub mod cpatch;
 pub mod deepen;
@@ -16,6 +17,7 @@ pub mod diverge;
 pub mod html;
 pub mod invariants;
 pub mod overlay;
+pub mod pages;
 pub mod patch;
 pub mod report;
 pub mod repro;
@@ -130,6 +132,8 @@ pub struct Outcome {
     /// The digest of the states and edges expanded (`system::Counts::digest`): two searches
     /// with the same digest saw the same states.
     pub digest: u64,
+    /// The most walker checkpoints one sequence skipped over the per-call bound (0: none).
+    pub checkpoints_over: u64,
 }
 
 /// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered;
@@ -189,6 +193,7 @@ pub fn search_env(
         harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
         divergences,
         digest: sys.counts.digest.load(Ordering::Relaxed),
+        checkpoints_over: sys.counts.checkpoints_over.load(Ordering::Relaxed),
     })
 }
 

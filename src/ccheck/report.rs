@@ -32,8 +32,11 @@ pub fn invariants_line() -> String {
         off.push(format!("{} ({w})", names.join(", ")));
     }
     format!(
-        "checked on the C: {}; not checked: {}",
+        "checked on the C: {}; walker checkpoints: the file and anon rmap walks and the trees \
+         whose lock is free, at every acquire and release of an rmap lock and of the mmap lock, \
+         at most {} a call; not checked: {}",
         on.join(", "),
+        super::pages::CHECKPOINTS_PER_CALL,
         off.join("; ")
     )
 }

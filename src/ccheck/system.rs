@@ -76,6 +76,8 @@ pub struct Counts {
     /// A digest of the search: the wrapping sum of a hash of (state, successor) over every
     /// state expanded, the same for the same states whatever the order ([`Counts::note_edge`]).
     pub digest: AtomicU64,
+    /// The most walker checkpoints one replayed sequence skipped over the per-call bound.
+    pub checkpoints_over: AtomicU64,
 }
 
 impl Counts {
@@ -376,6 +378,7 @@ impl<'a> CSystem<'a> {
     /// Check a C world: its canonical lines and the violation if there is one.
     fn judge(&self, dump: &[String]) -> Result<Judged, String> {
         let raw: Raw = cdump::parse(dump)?;
+        super::pages::count_checkpoints(&raw, &self.counts.checkpoints_over);
         let lines = raw.canonical();
         let v = invariants::check(&raw, self.model.scope.invariant_set());
         Ok(Judged {
@@ -514,8 +517,18 @@ impl TransitionSystem for CSystem<'_> {
                         continue;
                     }
                     Ok(Class::PatchChanged(f)) => {
-                        e.failure = Some((Some(n.call), f));
-                        return e;
+                        if self
+                            .model
+                            .scope
+                            .invariant_set()
+                            .contains(Invariant::Equivalent)
+                        {
+                            e.failure = Some((Some(n.call), f));
+                            return e;
+                        }
+                        // a search of other invariants only (a consequence search): a layout
+                        // the patch changed is still not one the model can offer calls in
+                        continue;
                     }
                     Err(why) => {
                         e.stopped = Some(why);

@@ -25,6 +25,7 @@ const GLUE: &[(&str, &str)] = &[
     ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
+    ("pages.c", include_str!("../../cglue/pages.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),
     ("Makefile", include_str!("../../cglue/Makefile")),
 ];
@@ -42,12 +43,13 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "cdiff-build 4";
+const BUILD_VERSION: &str = "cdiff-build 6";
 
 /// Stubs of the copy's include/stubs.h that the glue replaces: the lock functions (recorded),
 /// the rmap tree operations (the real ones), the page-table move (it must report the whole
-/// range moved for mremap and exec's stack move to go on), a file's ->mmap (it must set
-/// vm_ops), and free_pgtables() (it unlinks the rmap of the VMAs it frees).
+/// range moved for mremap and exec's stack move to go on, and moves the ghost ptes), a file's
+/// ->mmap (it must set vm_ops), free_pgtables() (it unlinks the rmap of the VMAs it frees) and
+/// unmap_vmas() (it zaps the ghost ptes).
 pub const STUBS_REMOVED: &[&str] = &[
     "anon_vma_unlock_write",
     "i_mmap_unlock_write",
@@ -68,6 +70,7 @@ pub const STUBS_REMOVED: &[&str] = &[
     "move_page_tables",
     "mmap_file",
     "free_pgtables",
+    "unmap_vmas",
 ];
 
 /// Stubs of the copy's include/custom.h that the glue or the real mm/rmap.c replaces.
@@ -495,8 +498,9 @@ fn rmap_gen(tree: &Path, helpers: &[helpers::Helper]) -> Result<String, String> 
             .into(),
     );
     g.push("static void cleanup_partial_anon_vmas(struct vm_area_struct *vma);".into());
-    g.push(csource::extract(
+    g.push(csource::extract_lined(
         &tree.join("mm/rmap.c"),
+        "mm/rmap.c",
         RMAP_FUNCTIONS,
         Def::Function,
     )?);

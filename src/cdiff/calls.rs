@@ -23,13 +23,25 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
     (EntryPoint::MremapShrink, "do_vmi_munmap() of the tail"),
     (
         EntryPoint::MremapMove,
-        "do_vmi_munmap() of the target, copy_vma(), do_vmi_munmap() of the source",
+        "do_vmi_munmap() of the target, copy_vma(), move_page_tables(), do_vmi_munmap() of the source",
     ),
-    (EntryPoint::StackFault, "expand_downwards()"),
+    (
+        EntryPoint::StackFault,
+        "expand_downwards(), then the page's anonymous folio",
+    ),
     (EntryPoint::ShiftDown, "relocate_vma_down()"),
-    (EntryPoint::AnonymousFault, "anon_vma_prepare()"),
-    (EntryPoint::AnonymousFaultVmaLock, "anon_vma_prepare()"),
-    (EntryPoint::FileFault, "vma_lookup() only (no rmap change)"),
+    (
+        EntryPoint::AnonymousFault,
+        "anon_vma_prepare(), then do_anonymous_page()'s folio (ghost pte)",
+    ),
+    (
+        EntryPoint::AnonymousFaultVmaLock,
+        "anon_vma_prepare(), then do_anonymous_page()'s folio (ghost pte)",
+    ),
+    (
+        EntryPoint::FileFault,
+        "do_read_fault(): the page-cache folio (ghost pte; no rmap change)",
+    ),
     (
         EntryPoint::Fork,
         "dup_mmap()'s loop: vm_area_dup(), anon_vma_fork(), mapping_rmap_tree_insert_after()",

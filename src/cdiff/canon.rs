@@ -22,6 +22,8 @@ pub struct Raw {
     pub avcs: Vec<(u64, u64, u64)>,
     /// Things only the C side records: lock violations, WARNs, locks held.
     pub notes: Vec<String>,
+    /// The ghost ptes and folios (`super::pages`).
+    pub pages: super::pages::RawPages,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -251,6 +253,7 @@ impl Raw {
         let mut avcs: Vec<String> = self.avcs.iter().map(|&(c, _, _)| n.avc(c)).collect();
         avcs.sort();
         out.push(format!("avcs {}", avcs.join(" ")));
+        out.extend(self.pages.lines(&mut |a| n.anon(a)));
         out.extend(self.notes.iter().cloned());
         out
     }
@@ -316,6 +319,7 @@ mod tests {
             }],
             avcs: vec![(ptr + 3, ptr + 1, ptr + 2)],
             notes: vec![],
+            pages: Default::default(),
         }
     }
 

@@ -145,6 +145,9 @@ pub fn parse(lines: &[String]) -> Result<Raw, String> {
                 let h = |k: usize| hex(w[k]).map(|x| x.unwrap_or(0)).map_err(bad);
                 r.avcs.push((h(1)?, h(2)?, h(3)?));
             }
+            "folio" | "pte" | "walk" | "checkpoints" => {
+                super::pages::parse_line(&mut r.pages, &w).map_err(bad)?
+            }
             "held" | "violation" | "warn" => r.notes.push(format!("C {l}")),
             _ => return Err(bad("unknown line".into())),
         }

@@ -77,6 +77,29 @@ pub fn extract(file: &Path, names: &[&str], kind: Def) -> Result<String, String>
     Ok(out.join("\n\n"))
 }
 
+/// [`extract`], each definition under a `#line` directive naming its line in `shown` (the
+/// file's path in the tree), so that `__FILE__` and `__LINE__` in it name the kernel's line
+/// (the walker checkpoints name the kernel function and line of each lock operation).
+pub fn extract_lined(
+    file: &Path,
+    shown: &str,
+    names: &[&str],
+    kind: Def,
+) -> Result<String, String> {
+    let text = read(file)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for n in names {
+        let (a, b) = find(&text, n, kind).ok_or_else(|| missing(file, n, kind))?;
+        out.push(format!(
+            "#line {} \"{shown}\"\n{}",
+            a + 1,
+            lines[a..=b].join("\n")
+        ));
+    }
+    Ok(out.join("\n\n"))
+}
+
 /// `text` without the definitions `names` (each replaced by a one-line comment); `what`
 /// names the file in errors.
 pub fn remove(text: &str, what: &str, names: &[&str], kind: Def) -> Result<String, String> {

@@ -7,7 +7,8 @@
 //! - [`csource`]: the build-time text surgery on copies of the tree's files;
 //! - [`harness`]: the harness process and its line protocol;
 //! - [`calls`]: which model entry points are compared and the request each becomes;
-//! - [`canon`], [`cdump`], [`model`]: both worlds in one canonical text form;
+//! - [`canon`], [`cdump`], [`model`], [`pages`]: both worlds in one canonical text form, ghost
+//!   pages included;
 //! - [`run`], [`known`], [`render`]: the comparison, its known findings and its report.
 
 pub mod build;
@@ -19,6 +20,7 @@ pub mod harness;
 pub mod helpers;
 pub mod known;
 pub mod model;
+pub mod pages;
 pub mod precedence;
 pub mod render;
 pub mod run;

@@ -1,8 +1,9 @@
 //! The model's world as a [`Raw`] world, field for field what the C harness dumps: each live
 //! mm's VMAs in address order, each file's i_mmap and each live anon_vma's tree node by node
-//! (preorder), the live anon_vma_chains, each VMA's flags as the C's (`VM_ACCOUNT` included).
-//! The harness's WARNs and lock records have no model counterpart (a model `VM_WARN_ON` fails
-//! the model's own check first), so they are not part of the comparison.
+//! (preorder), the live anon_vma_chains, each VMA's flags as the C's (`VM_ACCOUNT` included),
+//! the ghost ptes and folios. The harness's WARNs and lock records have no model counterpart (a
+//! model `VM_WARN_ON` fails the model's own check first), so they are not part of the
+//! comparison.
 
 use super::canon::{Raw, RawAnon, RawMm, RawNode, RawTree, RawVma};
 use crate::tree::{Color, RbRoot};
@@ -96,5 +97,6 @@ pub fn raw(w: &World) -> Raw {
             r.avcs.push((i as u64, u64::from(v), u64::from(a)));
         }
     }
+    r.pages = super::pages::model_pages(w);
     r
 }

@@ -193,12 +193,33 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             o.divergences.count
         ));
     }
+    if o.checkpoints_over > 0 {
+        skipped.push(format!(
+            "  walker checkpoints over the bound of {} a call: up to {} in one sequence not run",
+            crate::ccheck::pages::CHECKPOINTS_PER_CALL,
+            o.checkpoints_over
+        ));
+    }
     let (calls, failure): (Vec<Call>, _) = match &o.verdict {
         Verdict::Failed { path, failure } => (path.clone(), Some(failure)),
         Verdict::FailedInitial(f) => (Vec::new(), Some(f)),
         _ => (Vec::new(), None),
     };
     let kcalls = failure.map(|_| kernel_calls(&prog, &scope, &calls));
+    // the consequence search: the C again, for each class more severe than the first's (the
+    // HTML page does not show it)
+    let html = matches!(a.format, TraceFormat::Html);
+    let conseq = failure.filter(|_| !html).and_then(|f| {
+        crate::ccheck::consequence::search(
+            &prog,
+            &scope,
+            &prep.built.binary,
+            prep.baseline.as_ref().map(|b| b.binary.as_path()),
+            threads,
+            f,
+            calls.len(),
+        )
+    });
     if text {
         for s in &skipped {
             writeln!(out, "{s}")?;
@@ -206,6 +227,22 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         writeln!(out, "{}: {line}", a.kernel.display())?;
         if let (Some(f), Some(k)) = (failure, &kcalls) {
             write!(out, "{}", report::text(k, f))?;
+            write!(out, "{}", crate::ccheck::consequence::production_note(f))?;
+        }
+        if let Some(r) = &conseq {
+            writeln!(out, "{}", r.line())?;
+            if let Some((wcalls, wf)) = r.worst() {
+                writeln!(
+                    out,
+                    "\nWorst consequence found by the same bug: {} ({}), {} calls:",
+                    wf.invariant.map_or("a crash", |i| i.name()),
+                    crate::ccheck::consequence::class_of(wf),
+                    wcalls.len()
+                )?;
+                let wk = kernel_calls(&prog, &scope, wcalls);
+                write!(out, "{}", report::text(&wk, wf))?;
+                write!(out, "{}", crate::ccheck::consequence::production_note(wf))?;
+            }
         }
         if let Some(d) = o.divergences.kept.first() {
             write!(
@@ -264,6 +301,24 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
                 "c_world": d.c,
                 "model_world": d.model,
             })),
+            "first": failure.map_or(serde_json::Value::Null, |f| {
+                crate::ccheck::consequence::finding_json(f, calls.len())
+            }),
+            "worst": match (conseq.as_ref().and_then(|r| r.worst()), failure) {
+                (Some((wc, wf)), _) => {
+                    let mut j = crate::ccheck::consequence::finding_json(wf, wc.len());
+                    if let Some(o) = j.as_object_mut() {
+                        o.insert(
+                            "counterexample".into(),
+                            report::json(&kernel_calls(&prog, &scope, wc), wf),
+                        );
+                    }
+                    j
+                }
+                (None, Some(f)) => crate::ccheck::consequence::finding_json(f, calls.len()),
+                (None, None) => serde_json::Value::Null,
+            },
+            "consequence_search": conseq.as_ref().map(|r| r.line()),
         });
         writeln!(
             out,

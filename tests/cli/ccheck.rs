@@ -41,7 +41,11 @@ fn the_unpatched_tree_holds_at_depth_three() {
     assert_eq!(rc, 0, "{out}{err}");
     assert!(out.contains("holds up to depth 3"), "{out}");
     assert!(out.contains("checked on the C: rb-shape"), "{out}");
-    assert!(out.contains("not checked: walker-complete"), "{out}");
+    assert!(
+        out.contains("rmap-exact, walker-complete; walker checkpoints:"),
+        "{out}"
+    );
+    assert!(out.contains("not checked: vma-lock-stable"), "{out}");
 }
 
 #[test]
@@ -136,18 +140,16 @@ fn the_glue_checks_preconditions_and_replays_descents() {
         what.contains("mapping_rmap_tree_remove: the node (start 0) is not in the tree"),
         "{what}"
     );
+    // the split re-keyed before vma_prepare(): a walker checkpoint sees it before any insert
+    // descends past it (stale-descent saw it at the same depth before the checkpoints)
     let (rc, cx) = mutant_json("split-rekey-before-prepare").unwrap();
     assert_eq!(rc, 1, "{cx}");
-    assert_eq!(cx["invariant"], "stale-descent", "{cx}");
+    assert_eq!(cx["invariant"], "walker-complete", "{cx}");
     let what = cx["what"].as_str().unwrap();
     assert!(
-        what.contains(
-            "mapping_rmap_tree_insert (start 0) passed a node whose start 1 is out of order"
-        ),
+        what.contains("walker-complete at vma_prepare (mm/vma.c:"),
         "{what}"
     );
-    // the C search reports the first of its checks in a fixed order (rb-shape, tree-order,
-    // augment and membership come before stale-descent): the trees were sound after the call
 }
 
 const UNLOCK_EARLY: &str = "cmutants/i-mmap-unlock-early.toml";
@@ -344,4 +346,76 @@ fn a_model_that_leaves_the_c_is_reported_as_a_divergence() {
         return;
     };
     assert_eq!(rc, 0, "the baseline holds: {out}{err}");
+}
+
+/// The C's ghost pages: a walker checkpoint names the kernel function and line of the lock
+/// operation, and a counterexample carries its consequence as the model's do.
+#[test]
+fn a_walker_checkpoint_names_its_lock_operation_and_the_consequence_is_printed() {
+    let spec =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cmutants/i-mmap-dropped-between.toml");
+    let Some((rc, out, err)) = check(&["--c-mutant", spec.to_str().unwrap(), "--max-depth", "3"])
+    else {
+        return;
+    };
+    assert_eq!(rc, 1, "{out}{err}");
+    assert!(
+        out.contains("COUNTEREXAMPLE in the C: walker-complete after call 3 of 3"),
+        "{out}"
+    );
+    assert!(
+        out.contains("walker-complete at vma_complete (mm/vma.c:")
+            && out.contains("after it releases i_mmap_rwsem): the file walk"),
+        "{out}"
+    );
+    // the pages are part of the C world shown
+    assert!(out.contains("    pte mm0:0 file#0 index 0"), "{out}");
+    assert!(
+        out.contains("On a production kernel (walker-complete, missed rmap walk)"),
+        "{out}"
+    );
+    assert!(out.contains("Which kernel shows it: "), "{out}");
+    assert!(
+        out.contains("consequence: first walker-complete (missed rmap walk); worst: the first (nothing ranks above it)"),
+        "{out}"
+    );
+    assert!(out.contains("at most 64 a call"), "{out}");
+}
+
+#[test]
+fn a_freed_anon_vma_under_a_mapped_folio_is_reported_with_first_and_worst() {
+    let spec =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cmutants/expand-no-dup-anon-vma.toml");
+    let Some((rc, out, err)) = check(&["--c-mutant", spec.to_str().unwrap(), "--format", "json"])
+    else {
+        return;
+    };
+    assert_eq!(rc, 1, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cx = &doc["counterexample"];
+    assert_eq!(cx["invariant"], "rmap-complete", "{doc}");
+    assert!(
+        cx["what"]
+            .as_str()
+            .unwrap()
+            .contains("whose anon_vma is freed"),
+        "{doc}"
+    );
+    assert!(
+        cx["c_world"].as_array().unwrap().iter().any(|l| l
+            .as_str()
+            .unwrap()
+            .contains("pte mm0:2 folio0 FREED index 2")),
+        "{doc}"
+    );
+    assert_eq!(doc["first"]["invariant"], "rmap-complete", "{doc}");
+    assert_eq!(doc["first"]["consequence"], "missed rmap walk", "{doc}");
+    assert_eq!(doc["worst"]["invariant"], "rmap-complete", "{doc}");
+    assert!(
+        doc["consequence_search"]
+            .as_str()
+            .unwrap()
+            .starts_with("consequence: first rmap-complete"),
+        "{doc}"
+    );
 }
