@@ -51,12 +51,7 @@ pub fn not_checked(i: Invariant) -> Option<&'static str> {
     }
 }
 
-/// A violation found in a C world.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    pub invariant: Invariant,
-    pub what: String,
-}
+pub use super::violation::Violation;
 
 fn v(invariant: Invariant, what: String) -> Violation {
     Violation { invariant, what }

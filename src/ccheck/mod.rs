@@ -22,6 +22,7 @@ pub mod patch;
 pub mod report;
 pub mod repro;
 pub mod system;
+pub mod violation;
 
 use crate::cdiff::build::{self, Built};
 use crate::explore::budget::Budget;

@@ -15,7 +15,7 @@
 //! - `walker-complete`, and `tree-order` / `augment` at a walker checkpoint: recorded by the
 //!   glue at the lock moments inside a call (notes naming the kernel function and line).
 
-use super::invariants::Violation;
+use super::violation::Violation;
 use crate::cdiff::canon::{Raw, RawVma};
 use crate::cdiff::pages::{RawFolio, RawFolioKind};
 use crate::invariant::Invariant;

@@ -202,16 +202,9 @@ pub fn verdict_line(o: &Outcome, depth: u32) -> (String, bool, bool) {
     }
 }
 
-/// The counterexample as text.
-pub fn text(calls: &[KernelCall], f: &CFailure) -> String {
-    let mut s = String::new();
-    s += &format!(
-        "\nCOUNTEREXAMPLE in the C: {} after call {} of {}\n",
-        f.invariant.map_or("the C crashed", |i| i.name()),
-        calls.len(),
-        calls.len()
-    );
-    s += "  calls (model call -> harness request: kernel path):\n";
+/// The calls of a path in kernel form, one numbered entry each, under their heading.
+pub fn calls_text(calls: &[KernelCall]) -> String {
+    let mut s = String::from("  calls (model call -> harness request: kernel path):\n");
     for (i, c) in calls.iter().enumerate() {
         s += &format!(
             "  {:>2}. {}\n      -> {}: {}\n",
@@ -221,6 +214,19 @@ pub fn text(calls: &[KernelCall], f: &CFailure) -> String {
             c.path
         );
     }
+    s
+}
+
+/// The counterexample as text.
+pub fn text(calls: &[KernelCall], f: &CFailure) -> String {
+    let mut s = String::new();
+    s += &format!(
+        "\nCOUNTEREXAMPLE in the C: {} after call {} of {}\n",
+        f.invariant.map_or("the C crashed", |i| i.name()),
+        calls.len(),
+        calls.len()
+    );
+    s += &calls_text(calls);
     s += &format!("  violation: {}\n", f.what);
     if !f.c.is_empty() {
         s += "  the C world after the failing call:\n";

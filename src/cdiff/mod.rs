@@ -23,4 +23,5 @@ pub mod model;
 pub mod pages;
 pub mod precedence;
 pub mod render;
+pub mod replaced;
 pub mod run;

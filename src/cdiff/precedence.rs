@@ -5,11 +5,11 @@
 //! tests' include/stubs.h so that the tests still build, and the harness would then compile
 //! both. So, generically: every function that a kernel file the harness compiles defines is
 //! cut out of the tests' stub headers, whatever its name, before the build. The names
-//! [`super::build::STUBS_REMOVED`] and [`super::build::CUSTOM_REMOVED`] list are removed
+//! [`super::replaced::STUBS_REMOVED`] and [`super::replaced::CUSTOM_REMOVED`] list are removed
 //! first, and are not counted again here.
 
-use super::build::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
 use super::csource;
+use super::replaced::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
 use std::collections::BTreeSet;
 use std::path::Path;
 

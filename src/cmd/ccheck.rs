@@ -352,16 +352,7 @@ fn divergence_text(
             ""
         }
     );
-    s += "  calls (model call -> harness request: kernel path):\n";
-    for (i, c) in kernel_calls(prog, scope, &d.calls).iter().enumerate() {
-        s += &format!(
-            "  {:>2}. {}\n      -> {}: {}\n",
-            i + 1,
-            c.call,
-            c.request,
-            c.path
-        );
-    }
+    s += &report::calls_text(&kernel_calls(prog, scope, &d.calls));
     s += &d.render();
     s
 }

@@ -42,7 +42,7 @@ fn the_unpatched_tree_holds_at_depth_three() {
     assert!(out.contains("holds up to depth 3"), "{out}");
     assert!(out.contains("checked on the C: rb-shape"), "{out}");
     assert!(
-        out.contains("rmap-exact, walker-complete; walker checkpoints:"),
+        out.contains("rmap-exact, walker-complete, equivalent; walker checkpoints:"),
         "{out}"
     );
     assert!(out.contains("not checked: vma-lock-stable"), "{out}");
