@@ -31,18 +31,25 @@ impl Compared {
     /// The lines of `lines` this comparison looks at. `notes`: how many lines at the end are
     /// the C's own notes (lock records, WARNs), which the model has no counterpart of.
     pub fn lines(self, lines: &[String], notes: usize) -> Vec<String> {
+        self.iter(lines, notes).map(str::to_string).collect()
+    }
+
+    /// Whether the C's `c` (its last `notes` lines its own notes) and the model's `model`
+    /// differ in what this comparison looks at; nothing is copied (it runs after every call).
+    pub fn differ(self, c: &[String], notes: usize, model: &[String]) -> bool {
+        !self.iter(c, notes).eq(self.iter(model, 0))
+    }
+
+    /// The compared part of each line, borrowed.
+    fn iter(self, lines: &[String], notes: usize) -> impl Iterator<Item = &str> {
         let body = &lines[..lines.len().saturating_sub(notes)];
-        match self {
-            Compared::Whole => body.to_vec(),
-            Compared::Layout => body
-                .iter()
-                .filter(|l| l.starts_with("mm#") || l.starts_with("  vma "))
-                .map(|l| match l.find(" chain [") {
-                    Some(k) => l[..k].to_string(),
-                    None => l.clone(),
-                })
-                .collect(),
-        }
+        let layout = self == Compared::Layout;
+        body.iter()
+            .filter(move |l| !layout || l.starts_with("mm#") || l.starts_with("  vma "))
+            .map(move |l| match l.find(" chain [").filter(|_| layout) {
+                Some(k) => &l[..k],
+                None => l.as_str(),
+            })
     }
 }
 
@@ -131,6 +138,11 @@ mod tests {
             ])
         );
         assert_eq!(Compared::Whole.lines(&l, 1).len(), 4);
+        let mut other = l.clone();
+        other[3] = "  avc(mm0:0,av0) red last 1".to_string();
+        assert!(Compared::Whole.differ(&l, 1, &other[..4]));
+        assert!(!Compared::Layout.differ(&l, 1, &other[..4]));
+        assert!(!Compared::Whole.differ(&l, 1, &l[..4]));
     }
 
     #[test]

@@ -225,11 +225,11 @@ impl<'a> CSystem<'a> {
         };
         let (b, notes) = self.baseline_lines(base, path, &n.req)?;
         let b = Compared::Whole.lines(&b, notes);
-        if Compared::Layout.lines(&b, 0) != Compared::Layout.lines(&model, 0) {
+        if Compared::Layout.differ(&b, 0, &model) {
             return Ok(Class::Diverged(Divergence { calls, c: b, model }));
         }
-        let patched = Compared::Layout.lines(&c.0, c.1);
         let unpatched = Compared::Layout.lines(&b, 0);
+        let patched = Compared::Layout.lines(&c.0, c.1);
         let k = patched
             .iter()
             .zip(&unpatched)
@@ -507,7 +507,7 @@ impl TransitionSystem for CSystem<'_> {
                 return e;
             }
             let model = model_lines(&n.model);
-            if self.compared.lines(&lines, j.notes) != self.compared.lines(&model, 0) {
+            if self.compared.differ(&lines, j.notes, &model) {
                 let mut calls = s.calls.clone();
                 calls.push(n.call.clone());
                 match self.classify(&s.reqs, &n, calls, (lines, j.notes), model) {
