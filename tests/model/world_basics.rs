@@ -262,7 +262,8 @@ fn canonical_form_drops_garbage_and_renumbers() {
     for (v, s, e, p) in [(hi, 6, 8, 10), (lo, 0, 4, 0)] {
         let x = &mut other.vmas[v as usize];
         (x.vm_start, x.vm_end, x.vm_pgoff, x.vm_file, x.has_vm_ops) = (s, e, p, Some(f), true);
-        x.vm_flags = 0x2;
+        // a private writable mapping: mmap charges it (VM_ACCOUNT), as the scenario does
+        x.vm_flags = 0x2 | rmapcheck::world::builtins::VM_ACCOUNT;
         // mmap gives a file VMA its start page as anonymous pgoff (the scenario's default)
         x.vm_anon_pgoff = s;
     }
