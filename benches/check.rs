@@ -8,9 +8,9 @@
 //! ratios.
 //! `cargo bench --bench check`
 
+use rmapcheck::checker::budget::Budget;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::alphabet;
-use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::scope::{Engine, Scope};
 use rmapcheck::explore::search::{fingerprint, search, CallSystem};
 use rmapcheck::lang::Program;

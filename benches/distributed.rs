@@ -4,7 +4,6 @@
 //! shared with other work shows as such). `cargo bench --bench distributed`
 
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::distributed::{self, Cluster};
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::search;
@@ -40,7 +39,7 @@ fn main() {
             addresses: Vec::new(),
             connect_timeout: Duration::from_secs(1),
         };
-        let budget = Budget::of_scope(&scope);
+        let budget = scope.budget();
         let c0 = cpu_seconds();
         let (_, st) = distributed::search(&prog, "baseline", &scope, &budget, &cluster, &|_| {})
             .expect("distributed search");

@@ -7,7 +7,9 @@
 //! [`invariant`] violations. [`check`] judges the invariants on the world. [`entry`] holds the
 //! one table of entry points (arguments, offers, fuzzer picks, preconditions). [`scope`] (the
 //! bounds of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its
-//! text and DOT renderings) sit on those; [`explore`] searches call sequences and builds,
+//! text and DOT renderings) sit on those; [`checker`] is the one search core (a transition
+//! system, its breadth-first search and random walks, the budget) under every search of the
+//! model and of the C; [`explore`] searches call sequences and builds,
 //! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
 //! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under [`cmd`]), [`cdiff`] (the model against a kernel tree's own C) on
 //! [`oracle`]'s call sequences, and [`ccheck`] (the C searched, a patch applied) on [`cdiff`].
@@ -23,6 +25,7 @@
 pub mod ccheck;
 pub mod cdiff;
 pub mod check;
+pub mod checker;
 pub mod cmd;
 pub mod entry;
 pub mod exec;

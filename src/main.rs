@@ -28,7 +28,7 @@ struct Cli {
 fn main() {
     let cli = Cli::parse();
     // SIGINT / SIGTERM end a search at its next call with an `incomplete` verdict (exit 3)
-    rmapcheck::explore::budget::install_signal_handlers();
+    rmapcheck::checker::budget::install_signal_handlers();
     let (out, err) = (&mut std::io::stdout(), &mut std::io::stderr());
     // what is still buffered for standard output is part of the result
     let result = run(cli.cmd, out, err).and_then(|status| Ok(out.flush().map(|()| status)?));

@@ -167,6 +167,14 @@ impl Default for Scope {
 }
 
 impl Scope {
+    /// The budget of a search in this scope: its `max_seconds` and `max_memory_mb`.
+    pub fn budget(&self) -> std::sync::Arc<crate::checker::budget::Budget> {
+        std::sync::Arc::new(crate::checker::budget::Budget::new(
+            self.max_seconds,
+            self.max_memory_mb,
+        ))
+    }
+
     /// A built-in scope by name: `tiny`, `default`, `contract`, `walkers`, `extended`, `large`.
     pub fn builtin(name: &str) -> Option<Scope> {
         let d = Scope::default();

@@ -7,7 +7,7 @@
 //! within `consequence_seconds`). The first class found is the worst consequence.
 
 use super::system::CFailure;
-use crate::explore::checker::Verdict;
+use crate::checker::Verdict;
 use crate::explore::consequence::Bound;
 use crate::explore::scope::Scope;
 use crate::invariant::{Consequence, Invariant, InvariantSet, Violation};
@@ -126,7 +126,7 @@ pub fn search(
             .iter()
             .filter(|&i| checked.contains(i) && super::invariants::CHECKED.contains(&i))
             .collect();
-        if set.is_empty() || crate::explore::budget::stop_requested() {
+        if set.is_empty() || crate::checker::budget::stop_requested() {
             continue;
         }
         let s = Scope {

@@ -6,9 +6,9 @@
 //! scope's depth, or a printed time budget ends. docs/VERDICTS.md describes the verdicts.
 
 use super::coverage::{self, Accept, Changes, Hits, Tally};
-use super::{search_env, Outcome};
+use super::{Outcome, Run};
 use crate::cdiff::build;
-use crate::explore::checker::Verdict;
+use crate::checker::Verdict;
 use crate::explore::scope::Scope;
 use crate::lang::Program;
 use std::path::Path;
@@ -51,13 +51,11 @@ pub struct Deepened {
     pub deepening_s: f64,
 }
 
-/// Whether the search of `binary` at `scope` ran, with its counts.
+/// The run of `run` at `scope`, with the counts of the lines its harness ran.
 fn covered_run(
     prog: &Program,
     scope: &Scope,
-    binary: &Path,
-    baseline: Option<&Path>,
-    threads: usize,
+    run: &Run<'_>,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<(Outcome, Hits), String> {
     let prefix = tempfile::Builder::new()
@@ -68,23 +66,26 @@ fn covered_run(
         "GCOV_PREFIX".to_string(),
         prefix.path().to_string_lossy().into_owned(),
     )];
-    let o = search_env(prog, scope, binary, baseline, threads, env, progress)?;
-    let objdir = binary.parent().unwrap_or(Path::new("."));
+    let covered = Run {
+        env,
+        walks: run.walks,
+        ..*run
+    };
+    let o = covered.go(prog, scope, progress)?;
+    let objdir = run.binary.parent().unwrap_or(Path::new("."));
     let hits = coverage::collect(prefix.path(), objdir)?;
     Ok((o, hits))
 }
 
-/// Search the patched harness `binary` (built with coverage, from `tree` with `changes`)
-/// within `scope`, deeper as [`Plan`] allows while changed lines have not run.
-#[allow(clippy::too_many_arguments)]
+/// Run `run` on the patched harness (built with coverage, from `tree` with `changes`) within
+/// `scope`, deeper as [`Plan`] allows while changed lines have not run. Random walks are not
+/// deepened: they are incomplete already, and say which changed lines they ran.
 pub fn search(
     prog: &Program,
     scope: &Scope,
     tree: &Path,
-    binary: &Path,
-    baseline: Option<&Path>,
+    run: &Run<'_>,
     changes: &Changes,
-    threads: usize,
     plan: &Plan,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<(Outcome, Deepened), String> {
@@ -107,7 +108,7 @@ pub fn search(
                 left
             };
         }
-        let (o, hits) = covered_run(prog, &s, binary, baseline, threads, progress)?;
+        let (o, hits) = covered_run(prog, &s, run, progress)?;
         let failed = matches!(
             o.verdict,
             Verdict::Failed { .. } | Verdict::FailedInitial(_)
@@ -118,15 +119,13 @@ pub fn search(
             if before_binary.is_none() {
                 before_binary = Some(build::build_covered(tree, &[])?.binary);
             }
-            let b = before_binary.as_deref().unwrap_or(binary);
-            Some(covered_run(
-                prog,
-                &s,
-                b,
-                None,
-                threads,
-                &mut |_, _, _, _| {},
-            )?)
+            let before = Run {
+                binary: before_binary.as_deref().unwrap_or(run.binary),
+                baseline: None,
+                env: Vec::new(),
+                ..*run
+            };
+            Some(covered_run(prog, &s, &before, &mut |_, _, _, _| {})?)
         } else {
             None
         };

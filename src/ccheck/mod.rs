@@ -2,7 +2,7 @@
 //! receives it. Each diff (and each C mutant's edit spec) is applied to a patched copy of the
 //! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness of `cdiff` is built from that copy;
 //! and an exhaustive breadth-first search over the harness's vma.c-level alphabet
-//! ([`system`], on the checker core of `explore::checker`) checks the sequential invariants on
+//! ([`system`], on the checker core of `checker`) checks the sequential invariants on
 //! the C world after every call ([`invariants`]), and the model's world against the C's
 //! ([`diverge`]): a search never acts on a model that has left the kernel. Counterexamples are
 //! shown with the calls in kernel form, the C world at the failure and what the model says
@@ -25,8 +25,10 @@ pub mod system;
 pub mod violation;
 
 use crate::cdiff::build::{self, Built};
-use crate::explore::budget::Budget;
-use crate::explore::checker::{self, Config, Stats, Verdict};
+use crate::checker::budget::Budget;
+use crate::checker::shrink;
+use crate::checker::walk::{self, Walked, Walks};
+use crate::checker::{self, Config, Start, Stats, Verdict};
 use crate::explore::scope::Scope;
 use crate::explore::search::CallSystem;
 use crate::lang::Program;
@@ -135,6 +137,8 @@ pub struct Outcome {
     pub digest: u64,
     /// The most walker checkpoints one sequence skipped over the per-call bound (0: none).
     pub checkpoints_over: u64,
+    /// The calls of a random walk's counterexample before it was shrunk (when it was).
+    pub shrunk_from: Option<usize>,
 }
 
 /// Search the C of `binary` within `scope`, the model `prog` choosing the calls offered;
@@ -160,43 +164,117 @@ pub fn search_env(
     env: Vec<(String, String)>,
     progress: &mut dyn FnMut(usize, u32, usize, f64),
 ) -> Result<Outcome, String> {
-    let budget = Budget::of_scope(scope);
-    let model = CallSystem::new(prog, scope, budget.clone());
-    let sys = CSystem::new(
-        model,
-        binary.to_path_buf(),
-        Duration::from_secs(20),
-        baseline.map(Path::to_path_buf),
-    )?
-    .with_env(env);
-    let cfg = Config {
-        max_depth: scope.max_depth,
-        max_states: scope.max_states,
-        threads: threads.max(1),
-        batch: 64,
+    let run = Run {
+        binary,
+        baseline,
+        threads,
+        env,
+        walks: None,
     };
-    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, progress);
-    let skipped = sys
-        .counts
-        .skipped
-        .lock()
-        .expect("counts")
-        .iter()
-        .map(|(k, v)| (k.clone(), *v))
-        .collect();
-    let divergences = std::mem::take(&mut *sys.counts.divergences.lock().expect("counts"));
-    Ok(Outcome {
-        verdict,
-        stats,
-        skipped,
-        c_calls: sys.counts.c_calls.load(Ordering::Relaxed),
-        replays: sys.counts.replays.load(Ordering::Relaxed),
-        harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
-        divergences,
-        digest: sys.counts.digest.load(Ordering::Relaxed),
-        checkpoints_over: sys.counts.checkpoints_over.load(Ordering::Relaxed),
-    })
+    run.go(prog, scope, progress)
 }
+
+/// One run on the C: which harness, how many threads, and how it is searched.
+pub struct Run<'a> {
+    pub binary: &'a Path,
+    /// The unpatched tree's harness when `binary` is patched.
+    pub baseline: Option<&'a Path>,
+    pub threads: usize,
+    /// Added to each harness process's environment (`GCOV_PREFIX` for coverage).
+    pub env: Vec<(String, String)>,
+    /// Seeded random walks instead of the breadth-first search (`--simulate`).
+    pub walks: Option<Walks>,
+}
+
+impl Run<'_> {
+    /// Run within `scope`, the model `prog` choosing the calls offered. Random walks never
+    /// hold: without a failure their verdict is incomplete, `simulated N walks, ...`.
+    pub fn go(
+        &self,
+        prog: &Program,
+        scope: &Scope,
+        progress: &mut dyn FnMut(usize, u32, usize, f64),
+    ) -> Result<Outcome, String> {
+        let budget = scope.budget();
+        let model = CallSystem::new(prog, scope, budget.clone());
+        let sys = CSystem::new(
+            model,
+            self.binary.to_path_buf(),
+            Duration::from_secs(20),
+            self.baseline.map(Path::to_path_buf),
+        )?
+        .with_env(self.env.clone());
+        let threads = self.threads.max(1);
+        let mut shrunk_from = None;
+        let (verdict, stats) = match &self.walks {
+            None => {
+                let cfg = Config {
+                    max_depth: scope.max_depth,
+                    max_states: scope.max_states,
+                    threads,
+                    batch: 64,
+                };
+                checker::bfs(&sys, &cfg, &budget, progress)
+            }
+            Some(w) => {
+                let r = walk::walk(&sys, w, &budget, None, threads);
+                let v = match r.walked {
+                    Walked::Failed { path, failure, .. } => {
+                        // a random walk's failure, shrunk to the calls it needs (a minute at
+                        // most, the search's own budget aside)
+                        let n = path.len();
+                        let inv = failure.invariant;
+                        let within = Budget::new(SHRINK_SECONDS, scope.max_memory_mb);
+                        let same = move |f: &CFailure| f.invariant == inv;
+                        let s = shrink::shrink(&sys, path, failure, &within, &same);
+                        shrunk_from = Some(n).filter(|&n| n > s.path.len());
+                        Verdict::Failed {
+                            path: s.path,
+                            failure: s.failure,
+                        }
+                    }
+                    Walked::NoStart(Start::Failure(f)) => Verdict::FailedInitial(f),
+                    Walked::NoStart(Start::Error(e)) => Verdict::Error(e),
+                    Walked::Passed { stopped } => Verdict::Incomplete {
+                        reason: match stopped {
+                            None => w.describe(),
+                            Some(why) => format!(
+                                "simulated {} of {} walks, depth {}, seed {}: {why}",
+                                r.walks, w.walks, w.depth, w.seed
+                            ),
+                        },
+                        complete_depth: 0,
+                    },
+                };
+                (v, r.stats)
+            }
+        };
+        let skipped = sys
+            .counts
+            .skipped
+            .lock()
+            .expect("counts")
+            .iter()
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        let divergences = std::mem::take(&mut *sys.counts.divergences.lock().expect("counts"));
+        Ok(Outcome {
+            verdict,
+            stats,
+            skipped,
+            c_calls: sys.counts.c_calls.load(Ordering::Relaxed),
+            replays: sys.counts.replays.load(Ordering::Relaxed),
+            harnesses: sys.counts.harnesses.load(Ordering::Relaxed),
+            divergences,
+            digest: sys.counts.digest.load(Ordering::Relaxed),
+            checkpoints_over: sys.counts.checkpoints_over.load(Ordering::Relaxed),
+            shrunk_from,
+        })
+    }
+}
+
+/// Seconds a random walk's counterexample may take to shrink.
+const SHRINK_SECONDS: f64 = 60.0;
 
 /// Both cores (at most 8): one harness process per search thread.
 pub fn default_threads() -> usize {

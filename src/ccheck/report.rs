@@ -7,8 +7,8 @@ use super::invariants::{not_checked, CHECKED};
 use super::system::CFailure;
 use super::Outcome;
 use crate::cdiff::calls::{drive, COMPARED};
+use crate::checker::Verdict;
 use crate::entry::EntryPoint;
-use crate::explore::checker::Verdict;
 use crate::invariant::Invariant;
 use crate::oracle::sequences::Drive;
 use crate::world::scenario::Call;
@@ -186,6 +186,12 @@ pub fn verdict_line(o: &Outcome, depth: u32) -> (String, bool, bool) {
             ),
             true,
             false,
+        ),
+        // random walks: no depth was searched whole
+        Verdict::Incomplete { reason, .. } if reason.starts_with("simulated ") => (
+            format!("incomplete: {reason}; no walk failed; {}", figures(o)),
+            false,
+            true,
         ),
         Verdict::Incomplete {
             reason,

@@ -23,9 +23,10 @@ use crate::cdiff::calls::{drive, reset};
 use crate::cdiff::canon::Raw;
 use crate::cdiff::harness::{Died, Harness};
 use crate::cdiff::{cdump, run::model_lines};
+use crate::checker::budget::Budget;
+use crate::checker::walk::{Step, Walk};
+use crate::checker::{Expansion, Start, TransitionSystem};
 use crate::explore::alphabet;
-use crate::explore::budget::Budget;
-use crate::explore::checker::{Expansion, Start, TransitionSystem};
 use crate::explore::search::CallSystem;
 use crate::invariant::Invariant;
 use crate::oracle::sequences::Drive;
@@ -389,6 +390,146 @@ impl<'a> CSystem<'a> {
     }
 }
 
+/// What became of one successor made on the C.
+enum Made {
+    /// A state to go on from.
+    Next(CState),
+    Failed(CFailure),
+    /// A state never gone on from: the model left the C there, or the patch changed the
+    /// layout in a search that does not check equivalence.
+    Left,
+    Stopped(String),
+}
+
+impl CSystem<'_> {
+    /// The successor of the model's world `w` under `call`, ready to be made on the C; `None`
+    /// for a call the harness cannot reach (counted by reason).
+    fn next(&self, w: &World, call: Call) -> Result<Option<Next>, String> {
+        let req = match drive(w, &call) {
+            Ok(Drive::Op(r)) => r,
+            Ok(Drive::Skip(why)) => {
+                *self
+                    .counts
+                    .skipped
+                    .lock()
+                    .expect("counts")
+                    .entry(why)
+                    .or_default() += 1;
+                return Ok(None);
+            }
+            Err(err) => return Err(format!("{call}: cannot make its harness request: {err}")),
+        };
+        let mut next = w.clone();
+        let out = self.model.apply(&mut next, &call);
+        let model_failed = out.failure.map(|f| {
+            f.invariant()
+                .map_or("a model fault", |i| i.name())
+                .to_string()
+        });
+        Ok(Some(Next {
+            call,
+            req,
+            model: self.model.canonical(&next),
+            model_failed,
+        }))
+    }
+
+    /// Judge the C world `r` made by the successor `n` of `s`: every check, then the model's
+    /// world against the C's.
+    fn judge_next(&self, s: &CState, n: Next, r: Result<Vec<String>, Died>) -> Made {
+        let dump = match r {
+            Ok(d) => d,
+            Err(d) => {
+                let what = format!("the C crashed: {d}");
+                return Made::Failed(self.fail(None, what, Vec::new(), &n));
+            }
+        };
+        let j = match self.judge(&dump) {
+            Ok(x) => x,
+            Err(why) => return Made::Stopped(why),
+        };
+        let lines = j.lines;
+        if let Some(v) = j.v {
+            return Made::Failed(self.fail(Some(v.invariant), v.what, lines, &n));
+        }
+        let model = model_lines(&n.model);
+        if self.compared.differ(&lines, j.notes, &model) {
+            let mut calls = s.calls.clone();
+            calls.push(n.call.clone());
+            return match self.classify(&s.reqs, &n, calls, (lines, j.notes), model) {
+                Ok(Class::Diverged(d)) => {
+                    // never expanded: its calls would be chosen in a world the C lacks
+                    self.counts.divergences.lock().expect("counts").add(d);
+                    Made::Left
+                }
+                Ok(Class::PatchChanged(f)) => {
+                    let equivalence = self.model.scope.invariant_set();
+                    if equivalence.contains(Invariant::Equivalent) {
+                        Made::Failed(f)
+                    } else {
+                        // a search of other invariants only (a consequence search): a layout
+                        // the patch changed is still not one the model can offer calls in
+                        Made::Left
+                    }
+                }
+                Err(why) => Made::Stopped(why),
+            };
+        }
+        let mut reqs = s.reqs.clone();
+        reqs.push(n.req);
+        let mut calls = s.calls.clone();
+        calls.push(n.call);
+        let fp = hash_lines(&lines, Self::model_fp(&n.model));
+        self.counts.note_edge(s.fp, fp);
+        Made::Next(CState { calls, reqs, fp })
+    }
+}
+
+/// Random walks on the C: a step is one successor made and judged as the search makes it.
+impl Walk for CSystem<'_> {
+    fn actions(&self, s: &CState) -> Vec<Call> {
+        let w = self.model_world(&s.calls);
+        if self.model.cut(&w) {
+            return Vec::new();
+        }
+        alphabet::calls(self.model.scope, self.model.prog, &w)
+            .into_iter()
+            .filter(|c| matches!(drive(&w, c), Ok(Drive::Op(_))))
+            .collect()
+    }
+
+    fn step(
+        &self,
+        s: &CState,
+        call: &Call,
+        _depth: u32,
+        budget: &Budget,
+    ) -> Step<CState, CFailure> {
+        if let Some(why) = budget.spent() {
+            return Step::Stopped(why);
+        }
+        let w = self.model_world(&s.calls);
+        let n = match self.next(&w, call.clone()) {
+            Ok(Some(n)) => n,
+            Ok(None) => return Step::End,
+            Err(why) => return Step::Stopped(why),
+        };
+        let r = match self.run_batch(&s.reqs, std::slice::from_ref(&n)) {
+            Ok(r) => r,
+            Err(why) => return Step::Stopped(why),
+        };
+        let Some(r) = r.into_iter().next() else {
+            return Step::Stopped("the harness answered nothing".into());
+        };
+        match self.judge_next(s, n, r) {
+            Made::Next(next) => Step::Next(next),
+            Made::Failed(f) => Step::Failed(f),
+            Made::Left => Step::End,
+            Made::Stopped(why) => Step::Stopped(why),
+        }
+    }
+}
+
 impl TransitionSystem for CSystem<'_> {
     type State = CState;
     type Action = Call;
@@ -446,36 +587,14 @@ impl TransitionSystem for CSystem<'_> {
         let w = self.model_world(&s.calls);
         let mut nexts = Vec::new();
         for call in alphabet::calls(self.model.scope, self.model.prog, &w) {
-            let req = match drive(&w, &call) {
-                Ok(Drive::Op(r)) => r,
-                Ok(Drive::Skip(why)) => {
-                    *self
-                        .counts
-                        .skipped
-                        .lock()
-                        .expect("counts")
-                        .entry(why)
-                        .or_default() += 1;
-                    continue;
-                }
-                Err(err) => {
-                    e.stopped = Some(format!("{call}: cannot make its harness request: {err}"));
+            match self.next(&w, call) {
+                Ok(Some(n)) => nexts.push(n),
+                Ok(None) => {}
+                Err(why) => {
+                    e.stopped = Some(why);
                     return e;
                 }
-            };
-            let mut next = w.clone();
-            let out = self.model.apply(&mut next, &call);
-            let model_failed = out.failure.map(|f| {
-                f.invariant()
-                    .map_or("a model fault", |i| i.name())
-                    .to_string()
-            });
-            nexts.push(Next {
-                call,
-                req,
-                model: self.model.canonical(&next),
-                model_failed,
-            });
+            }
         }
         let results = match self.run_batch(&s.reqs, &nexts) {
             Ok(r) => r,
@@ -485,64 +604,19 @@ impl TransitionSystem for CSystem<'_> {
             }
         };
         for (n, r) in nexts.into_iter().zip(results) {
-            let dump = match r {
-                Ok(d) => d,
-                Err(d) => {
-                    let what = format!("the C crashed: {d}");
-                    e.failure = Some((Some(n.call.clone()), self.fail(None, what, Vec::new(), &n)));
+            let call = n.call.clone();
+            match self.judge_next(s, n, r) {
+                Made::Next(next) => e.succs.push((call, next)),
+                Made::Failed(f) => {
+                    e.failure = Some((Some(call), f));
                     return e;
                 }
-            };
-            let j = match self.judge(&dump) {
-                Ok(x) => x,
-                Err(why) => {
+                Made::Left => {}
+                Made::Stopped(why) => {
                     e.stopped = Some(why);
                     return e;
                 }
-            };
-            let lines = j.lines;
-            if let Some(v) = j.v {
-                let f = self.fail(Some(v.invariant), v.what, lines, &n);
-                e.failure = Some((Some(n.call), f));
-                return e;
             }
-            let model = model_lines(&n.model);
-            if self.compared.differ(&lines, j.notes, &model) {
-                let mut calls = s.calls.clone();
-                calls.push(n.call.clone());
-                match self.classify(&s.reqs, &n, calls, (lines, j.notes), model) {
-                    Ok(Class::Diverged(d)) => {
-                        // never expanded: its calls would be chosen in a world the C lacks
-                        self.counts.divergences.lock().expect("counts").add(d);
-                        continue;
-                    }
-                    Ok(Class::PatchChanged(f)) => {
-                        if self
-                            .model
-                            .scope
-                            .invariant_set()
-                            .contains(Invariant::Equivalent)
-                        {
-                            e.failure = Some((Some(n.call), f));
-                            return e;
-                        }
-                        // a search of other invariants only (a consequence search): a layout
-                        // the patch changed is still not one the model can offer calls in
-                        continue;
-                    }
-                    Err(why) => {
-                        e.stopped = Some(why);
-                        return e;
-                    }
-                }
-            }
-            let mut reqs = s.reqs.clone();
-            reqs.push(n.req);
-            let mut calls = s.calls.clone();
-            calls.push(n.call.clone());
-            let fp = hash_lines(&lines, Self::model_fp(&n.model));
-            self.counts.note_edge(s.fp, fp);
-            e.succs.push((n.call, CState { calls, reqs, fp }));
         }
         e
     }

@@ -161,7 +161,7 @@ pub fn cdiff(
     };
     let mut fatal = None;
     let gen = generate_with(prog, scope, &w0, opts.gen, &drive, &mut |seq| {
-        if crate::explore::budget::stop_requested() {
+        if crate::checker::budget::stop_requested() {
             fatal = Some(format!(
                 "interrupted after {} sequences: the comparison is incomplete",
                 rep.sequences

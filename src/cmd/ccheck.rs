@@ -9,8 +9,9 @@ use super::{CmdError, CmdResult, Exit};
 use crate::ccheck::coverage::Accept;
 use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, cmutant, report, Source};
-use crate::explore::checker::Verdict;
+use crate::checker::Verdict;
 use crate::explore::scope::Scope;
+use crate::explore::simulate::Simulation;
 use crate::world::scenario::Call;
 use crate::world::World;
 use std::io::Write;
@@ -34,6 +35,8 @@ pub struct CcheckArgs {
     /// Seconds the search may go on past the bound for the changed lines (0: none).
     pub deepen_budget: f64,
     pub progress: bool,
+    /// Seeded random walks on the C instead of the breadth-first search (`--simulate`).
+    pub simulate: Option<Simulation>,
 }
 
 fn bad(e: impl std::fmt::Display) -> CmdError {
@@ -54,6 +57,11 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
     if let Some(d) = a.max_depth {
         scope.max_depth = d;
+    }
+    if let Some(sim) = &a.simulate {
+        sim.validate().map_err(bad)?;
+        // the walks' depth is the depth every verdict and coverage line names
+        scope.max_depth = sim.depth;
     }
     if scope.max_depth == 0 {
         return Err(bad("depth 0 makes no call"));
@@ -99,6 +107,19 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         a.model.display()
     ));
     head.push(format!("  {}", report::invariants_line()));
+    if let Some(sim) = &a.simulate {
+        head.push(format!(
+            "  deep random search: {} of up to {} calls, seed {} (never holds; a \
+             counterexample is shrunk to the calls it needs)",
+            if sim.walks == 1 {
+                "1 walk".to_string()
+            } else {
+                format!("{} walks", sim.walks)
+            },
+            sim.depth,
+            sim.seed
+        ));
+    }
     head.push(format!(
         "  harness {} ({} in {:.1} s)",
         prep.built.binary.display(),
@@ -128,24 +149,23 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         accept,
         budget_s: a.deepen_budget,
     };
+    let run = ccheck::Run {
+        binary: &prep.built.binary,
+        baseline: prep.baseline.as_ref().map(|b| b.binary.as_path()),
+        threads,
+        env: Vec::new(),
+        walks: a.simulate.as_ref().map(Simulation::walks),
+    };
     let searched = match &prep.changes {
-        None => ccheck::search(
-            &prog,
-            &scope,
-            &prep.built.binary,
-            prep.baseline.as_ref().map(|b| b.binary.as_path()),
-            threads,
-            &mut report_progress,
-        )
-        .map(|o| (o, None)),
+        None => run
+            .go(&prog, &scope, &mut report_progress)
+            .map(|o| (o, None)),
         Some(ch) => deepen::search(
             &prog,
             &scope,
             &a.kernel,
-            &prep.built.binary,
-            prep.baseline.as_ref().map(|b| b.binary.as_path()),
+            &run,
             ch,
-            threads,
             &plan,
             &mut report_progress,
         )
@@ -191,6 +211,15 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             "  states where the model's world left the C's: {}, none searched further (the model \
              chooses the calls; see the divergence below)",
             o.divergences.count
+        ));
+    }
+    if let Some(n) = o.shrunk_from {
+        skipped.push(format!(
+            "  the failing walk made {n} calls; shrunk to the {} the failure needs",
+            match &o.verdict {
+                Verdict::Failed { path, .. } => path.len(),
+                _ => 0,
+            }
         ));
     }
     if o.checkpoints_over > 0 {
@@ -378,7 +407,7 @@ pub(crate) fn kernel_calls(
     let sys = crate::explore::search::CallSystem::new(
         prog,
         scope,
-        crate::explore::budget::Budget::unlimited(),
+        crate::checker::budget::Budget::unlimited(),
     );
     let w0: World = match crate::cdiff::run::initial_world(scope) {
         Ok(w) => sys.canonical(&w),

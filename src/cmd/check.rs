@@ -15,7 +15,7 @@ use super::formats::{self, Case, Status};
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
 use super::{discover_models, load_model};
 use super::{CmdError, CmdResult, Exit};
-use crate::explore::budget::{self, Budget};
+use crate::checker::budget::{self, Budget};
 use crate::explore::scope::{Mode, Scope};
 use crate::explore::search::{search_within, Outcome, Stats};
 use crate::explore::simulate::{simulate, Simulation};
@@ -309,7 +309,7 @@ impl Run<'_> {
             }
         }
         let bar = super::progress::Bar::new(self.a.progress, &name);
-        let budget = Budget::of_scope(&self.scope);
+        let budget = self.scope.budget();
         // the peak resident set of this model's search, not of the models before it
         budget::reset_peak_resident();
         let mut report = |states: usize, depth: u32, frontier: usize, secs: f64| {

@@ -117,7 +117,7 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
                 }
             };
             writeln!(out, "{}", scope.summary())?;
-            let budget = crate::explore::budget::Budget::of_scope(&scope);
+            let budget = scope.budget();
             let bar = super::progress::Bar::new(a.check.progress, "compare");
             let r = run_compare(
                 &base,

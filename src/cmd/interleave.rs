@@ -182,7 +182,7 @@ fn run_sets(
     let (mut states, mut status) = (0usize, Exit::Ok);
     let bar = super::progress::Bar::new(a.progress, name);
     for (i, set) in sets.iter().enumerate() {
-        if crate::explore::budget::stop_requested() {
+        if crate::checker::budget::stop_requested() {
             writeln!(
                 out,
                 "{name}: incomplete (interrupted) after {i} of {} walker sets",

@@ -9,7 +9,7 @@
 use super::{load_model, CmdError, CmdResult, Exit};
 use crate::ccheck::{self, overlay::Overlay, patch, report};
 use crate::cdiff::build;
-use crate::explore::checker::Verdict as CVerdict;
+use crate::checker::Verdict as CVerdict;
 use crate::explore::scope::Scope;
 use crate::invariant::Violation;
 use crate::review::mail::{self, Posting};

@@ -3,7 +3,7 @@
 //! line of a simulation, and the error of a search that made no call.
 
 use crate::check::Invariant;
-use crate::explore::budget;
+use crate::checker::budget;
 use crate::explore::scope::Scope;
 use crate::explore::search::{Outcome, Stats};
 use crate::explore::simulate::{SimReport, Simulation};

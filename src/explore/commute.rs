@@ -70,9 +70,9 @@
 //! reductions (they renumber the mms and files that keys name); `scope.rs` refuses both.
 
 use super::alphabet;
-use super::budget::Budget;
-use super::checker::{Expansion, Start, TransitionSystem};
 use super::search::{fingerprint, CallFailure, CallStep, CallSystem};
+use crate::checker::budget::Budget;
+use crate::checker::{Expansion, Start, TransitionSystem};
 use crate::entry::{Arg, EntryPoint};
 use crate::exec::host::{ObjKind, Value};
 use crate::world::reach::Components;

@@ -11,13 +11,13 @@
 //! exactly what the /dev/zero patch changes.
 
 use super::alphabet;
-use super::budget::Budget;
-use super::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict as Ended};
 use super::op::{apply, CheckOpts};
 use super::scope::Scope;
 use super::search::fingerprint;
 use crate::check::membership::vma_live;
 use crate::check::Invariant;
+use crate::checker::budget::Budget;
+use crate::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict as Ended};
 use crate::lang::Program;
 use crate::tree::{interval, TreeObs, TreeStats};
 use crate::world::scenario::Call;
@@ -218,7 +218,7 @@ fn describe_difference(a: &Observation, b: &Observation) -> String {
 
 /// Compare `base` and `patch` over every call sequence of `scope`, within the scope's bounds.
 pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
-    let budget = crate::explore::budget::Budget::of_scope(scope);
+    let budget = scope.budget();
     compare_within(base, patch, scope, &budget, &mut |_, _, _| {})
 }
 

@@ -13,9 +13,9 @@
 //! invariants checked: when one ends a consequence search it is reported as what that search
 //! found (ranked by its own class), not as the class searched for.
 
-use super::budget::Budget;
 use super::scope::Scope;
 use super::search::{search_within, Outcome, Stats};
+use crate::checker::budget::Budget;
 use crate::invariant::{Consequence, Invariant, InvariantSet};
 use crate::lang::Program;
 
@@ -180,7 +180,7 @@ pub fn search(
             .iter()
             .filter(|&i| checked.contains(i))
             .collect();
-        if set.is_empty() || super::budget::stop_requested() || parent.poll().is_some() {
+        if set.is_empty() || crate::checker::budget::stop_requested() || parent.poll().is_some() {
             continue;
         }
         let s = Scope {
@@ -189,7 +189,7 @@ pub fn search(
             max_seconds: bound.seconds,
             ..scope.clone()
         };
-        let budget = Budget::of_scope(&s);
+        let budget = s.budget();
         let (o, st) = search_within(prog, model_name, &s, &budget, &mut |_, _, _, _| {});
         let found_here = class_of(&o).map(|k| k == class);
         let r = match o {

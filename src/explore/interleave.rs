@@ -34,10 +34,10 @@
 //! not step with the parent and rehashes only the world and the stepped thread (`state`): the
 //! states, their order and every verdict are those of plain copies, only cheaper.
 
-use super::budget::Budget;
-use super::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
 use super::footprint::{conflict, op_footprint, static_footprint, Footprint, Table};
 use crate::check::{self, Invariant, InvariantSet, Violation};
+use crate::checker::budget::Budget;
+use crate::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::Program;
@@ -67,7 +67,7 @@ pub struct Config {
     pub per_step: bool,
     /// Time, memory and stop-request bounds (polled every few states); none: only a stop
     /// request.
-    pub budget: Option<std::sync::Arc<crate::explore::budget::Budget>>,
+    pub budget: Option<std::sync::Arc<crate::checker::budget::Budget>>,
     /// The program's footprints, worked out once for the many explorations of a search's
     /// walker phase, a proof's or a command's walker sets; none: an exploration works out
     /// those of its own threads as it goes.

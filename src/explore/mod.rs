@@ -3,8 +3,6 @@
 //! interleaving explorer for one writer call against concurrent walkers.
 
 pub mod alphabet;
-pub mod budget;
-pub mod checker;
 pub(crate) mod commute;
 pub mod compare;
 pub mod consequence;

@@ -3,14 +3,14 @@
 //! time, memory or state bound is reported as incomplete up to the last depth it finished.
 
 use super::alphabet;
-use super::budget::Budget;
-use super::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
 use super::footprint::Table;
 use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
 use super::op::{apply, apply_compiled, CheckOpts, OpOutcome};
 use super::scope::{Engine, Scope};
 use super::walkers;
 use crate::check;
+use crate::checker::budget::Budget;
+use crate::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
 use crate::exec::compiled::Code;
 use crate::exec::host::Value;
 use crate::lang::Program;
@@ -19,7 +19,7 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::sync::Arc;
 
-pub use super::checker::{Progress, Stats};
+pub use crate::checker::{Progress, Stats};
 
 /// Stable 64-bit fingerprint of a (canonical) world.
 pub fn fingerprint(w: &World) -> u64 {
@@ -49,7 +49,7 @@ pub fn search(
     scope: &Scope,
     progress: Progress<'_>,
 ) -> (Outcome, Stats) {
-    search_within(prog, model_name, scope, &Budget::of_scope(scope), progress)
+    search_within(prog, model_name, scope, &scope.budget(), progress)
 }
 
 /// Call sequences as a [`TransitionSystem`]: states are canonical worlds, actions the calls

@@ -50,6 +50,13 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     accept_unreached: kernel.accept_unreached,
                     deepen_budget: kernel.deepen_budget,
                     progress: !progress.quiet,
+                    simulate: simulate.simulate.map(|walks| {
+                        rmapcheck::explore::simulate::Simulation {
+                            walks,
+                            depth: simulate.depth,
+                            seed: simulate.seed,
+                        }
+                    }),
                 };
                 return cmd::ccheck::ccheck(&args, out, err);
             }

@@ -149,7 +149,7 @@ pub(crate) fn kdiff_with(
     };
     let mut fatal = None;
     let gen = generate(prog, scope, &w0, opts.gen, &mut |seq: &Seq| {
-        if crate::explore::budget::stop_requested() {
+        if crate::checker::budget::stop_requested() {
             fatal = Some(format!(
                 "interrupted after {} sequences: the comparison is incomplete",
                 rep.sequences

@@ -249,7 +249,6 @@ fn check_kernel_refuses_every_flag_it_does_not_honour() {
         &["--mode", "contract"],
         &["--trace-dir", "/tmp/x"],
         &["--repro-dir", "/tmp/x"],
-        &["--simulate", "10"],
         &["--workers", "2"],
         &["--process", "0"],
         &["--processes", "2"],

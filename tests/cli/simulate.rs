@@ -4,7 +4,6 @@
 //! arguments exit 2.
 
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::Outcome;
 use rmapcheck::explore::simulate::{simulate_on, Simulation};
@@ -96,7 +95,7 @@ fn the_report_is_the_same_on_one_thread_and_on_two() {
     for (model, fails) in [(BASELINE, false), (MUTANT, true)] {
         let prog = load_model(Path::new(model)).unwrap();
         let run = |threads| {
-            let budget = Budget::of_scope(&scope);
+            let budget = scope.budget();
             simulate_on(&prog, model, &scope, &sim, &budget, None, threads)
         };
         let (a, b) = (run(1), run(2));

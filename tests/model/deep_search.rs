@@ -10,7 +10,6 @@
 //! with a larger budget through the command line (`.ci/baseline-deep-search`).
 
 use crate::model_fixtures::{load, BASELINE};
-use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::Outcome;
 use rmapcheck::explore::simulate::{simulate_on, Simulation};
@@ -57,7 +56,7 @@ fn walk(
     };
     sim.validate().unwrap();
     scope.max_depth = sim.depth;
-    let budget = Budget::of_scope(&scope);
+    let budget = scope.budget();
     (
         simulate_on(prog, model, &scope, &sim, &budget, None, 2),
         sim,

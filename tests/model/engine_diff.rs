@@ -10,11 +10,10 @@
 //!   way); for every obligation, each call of the path gives the same world on both engines
 //!   and the failing call fails alike on both.
 
+use rmapcheck::checker::{bfs, Config, Verdict};
 use rmapcheck::cmd::load_model;
 use rmapcheck::exec::compiled::Code;
 use rmapcheck::explore::alphabet;
-use rmapcheck::explore::budget::Budget;
-use rmapcheck::explore::checker::{bfs, Config, Verdict};
 use rmapcheck::explore::op::{apply, apply_compiled, CheckOpts, OpOutcome};
 use rmapcheck::explore::proof::ProofFile;
 use rmapcheck::explore::search::{fingerprint, CallFailure, CallSystem};
@@ -152,7 +151,7 @@ fn same_worlds_and_failures_on_explored_states() {
 fn search_with(prog: &Program, scope: &Scope, engine: Engine) -> (Vec<Call>, String, usize, usize) {
     let mut scope = scope.clone();
     scope.engine = engine;
-    let budget = Budget::of_scope(&scope);
+    let budget = scope.budget();
     let sys = CallSystem::new(prog, &scope, budget.clone());
     let cfg = Config {
         max_depth: scope.max_depth,

@@ -82,7 +82,7 @@ fn a_debug_only_first_finding_goes_on_to_the_missed_walk() {
         consequence::invariant_of(&first),
         Some(Invariant::CachedKeys)
     );
-    let budget = rmapcheck::explore::budget::Budget::unlimited();
+    let budget = rmapcheck::checker::budget::Budget::unlimited();
     let rep = consequence::search(&prog, path, scope, &first, &budget).expect("searched");
     let (inv, class, worst) = rep.worst().expect("a worse consequence");
     assert_eq!(class, Consequence::MissedWalk, "{}", rep.line());
@@ -108,7 +108,7 @@ fn a_finding_at_the_top_class_searches_nothing_more() {
     let scope = &every_path()[0];
     let (first, _) = search(&prog, path, scope, &mut |_, _, _, _| {});
     assert_eq!(consequence::class_of(&first), Some(Consequence::MissedWalk));
-    let budget = rmapcheck::explore::budget::Budget::unlimited();
+    let budget = rmapcheck::checker::budget::Budget::unlimited();
     let rep = consequence::search(&prog, path, scope, &first, &budget).expect("searched");
     assert!(rep.searched.is_empty());
     assert!(rep.worst().is_none());

@@ -3,9 +3,9 @@
 //! same states and calls, the same verdict, the same first counterexample, on one thread or
 //! several. The whole-world frontier is the call system itself with its rebuilding turned off.
 
+use rmapcheck::checker::budget::Budget;
+use rmapcheck::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::budget::Budget;
-use rmapcheck::explore::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{CallFailure, CallSystem};
 use rmapcheck::lang::Program;

@@ -8,10 +8,9 @@
 
 use crate::model_fixtures::crosschecked;
 use rmapcheck::check::crosscheck;
+use rmapcheck::checker::{bfs, Config, Verdict};
 use rmapcheck::cmd::load_model;
 use rmapcheck::exec::compiled::Code;
-use rmapcheck::explore::budget::Budget;
-use rmapcheck::explore::checker::{bfs, Config, Verdict};
 use rmapcheck::explore::op::{apply, apply_compiled, CheckOpts};
 use rmapcheck::explore::proof::{prove, ProofFile};
 use rmapcheck::explore::search::CallSystem;
@@ -124,7 +123,7 @@ fn obligation_searches() -> usize {
                 STATES
             };
             scope.max_states = scope.max_states.min(cap);
-            let budget = Budget::of_scope(&scope);
+            let budget = scope.budget();
             let sys = CallSystem::new(&prog, &scope, budget.clone());
             let cfg = Config {
                 max_depth: scope.max_depth,

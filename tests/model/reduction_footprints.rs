@@ -122,8 +122,8 @@ fn audited_walker_phase(
     scope: rmapcheck::explore::scope::Scope,
     depth: u32,
 ) -> (crate::model_fixtures::Crosschecked, u64) {
-    use rmapcheck::explore::budget::Budget;
-    use rmapcheck::explore::checker::{self, Config as CheckerConfig, Verdict};
+    use rmapcheck::checker::budget::Budget;
+    use rmapcheck::checker::{self, Config as CheckerConfig, Verdict};
     use rmapcheck::explore::interleave::independence_claims;
     use rmapcheck::explore::search::{CallFailure, CallSystem};
 

@@ -6,9 +6,9 @@
 mod model;
 
 use model::PeerModel;
+use rmapcheck::checker::budget::Budget;
+use rmapcheck::checker::{self, Config, Verdict};
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::budget::Budget;
-use rmapcheck::explore::checker::{self, Config, Verdict};
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::CallSystem;
 use rmapcheck::lang::Program;

@@ -36,8 +36,8 @@
 //! Walkers are not modelled (a call's verdict against walkers depends on the depth it is made
 //! at, which is not part of the state): the adapter refuses a scope with `walkers > 0`.
 
+use rmapcheck::checker::budget::Budget;
 use rmapcheck::explore::alphabet;
-use rmapcheck::explore::budget::Budget;
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{CallStep, CallSystem};
 use rmapcheck::lang::Program;

@@ -8,8 +8,8 @@
 //! successors to their owners at the next depth.
 
 use super::ledger::{owner, Body, Expanded, Ledger, Msg, Path};
-use crate::explore::budget::Budget;
-use crate::explore::checker::TransitionSystem;
+use crate::checker::budget::Budget;
+use crate::checker::TransitionSystem;
 use crate::explore::scope::Scope;
 use crate::explore::search::{fingerprint, CallSystem};
 use crate::lang::Program;

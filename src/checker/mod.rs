@@ -13,11 +13,16 @@
 //! threads.
 
 mod bfs;
+pub mod budget;
 mod frontier;
+pub mod shrink;
+#[cfg(test)]
+mod toy;
+pub mod walk;
 
 pub use bfs::bfs;
 
-use crate::explore::budget::Budget;
+use budget::Budget;
 
 /// A state space to explore.
 pub trait TransitionSystem: Sync {

@@ -128,11 +128,6 @@ impl Budget {
         }
     }
 
-    /// The budget of a scope: its `max_seconds` and `max_memory_mb`.
-    pub fn of_scope(scope: &crate::explore::scope::Scope) -> Arc<Budget> {
-        Arc::new(Budget::new(scope.max_seconds, scope.max_memory_mb))
-    }
-
     /// A budget that only a stop request ends.
     pub fn unlimited() -> Arc<Budget> {
         Arc::new(Budget::new(f64::INFINITY, usize::MAX >> 21))

@@ -7,7 +7,7 @@
 
 use super::frontier::{Frontier, Links, NewLinks, Replayer, Seen, ROOT};
 use super::{Config, Progress, Start, Stats, TransitionSystem, Verdict};
-use crate::explore::budget::{self, Budget};
+use crate::checker::budget::{self, Budget};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
