@@ -1,6 +1,6 @@
 //! Shrinking a failing path of any [`Walk`] system, as `replay --minimise` shrinks a model
-//! trace: drop one action at a time, last first, and keep the shorter path when it still fails
-//! the same way, until no single action can go. Every candidate is replayed from the initial
+//! trace: drop a run of actions (half the path, then a quarter, ..., then one), last first,
+//! and keep the shorter path when it still fails the same way, until no run can go. Every candidate is replayed from the initial
 //! state with every check, and each of its actions must be one the system offers where it is
 //! taken, so a shrunk path is one the search itself could have found.
 
@@ -50,24 +50,34 @@ pub fn shrink<S: Walk>(
         failure,
         tries: 0,
     };
+    // chunks of halving size first (as delta debugging does), then single actions, until no
+    // chunk of any size can go
     let mut changed = true;
     while changed {
         changed = false;
-        let mut i = best.path.len();
-        while i > 0 {
-            i -= 1;
-            if budget.poll().is_some() {
-                return best;
+        let mut size = (best.path.len() / 2).max(1);
+        loop {
+            let mut end = best.path.len();
+            while end >= size && end > 0 {
+                if budget.poll().is_some() {
+                    return best;
+                }
+                let mut cand = best.path.clone();
+                cand.drain(end - size..end);
+                best.tries += 1;
+                if let Some((p, f)) = replay(sys, &cand, budget, same) {
+                    best.path = p;
+                    best.failure = f;
+                    changed = true;
+                    end = (end - size).min(best.path.len());
+                } else {
+                    end -= 1;
+                }
             }
-            let mut cand = best.path.clone();
-            cand.remove(i);
-            best.tries += 1;
-            if let Some((p, f)) = replay(sys, &cand, budget, same) {
-                best.path = p;
-                best.failure = f;
-                changed = true;
-                i = i.min(best.path.len());
+            if size == 1 {
+                break;
             }
+            size /= 2;
         }
     }
     best
