@@ -528,6 +528,11 @@ impl Walk for CSystem<'_> {
             Made::Stopped(why) => Step::Stopped(why),
         }
     }
+
+    /// A call with smaller arguments (as `replay --minimise` shrinks a model trace).
+    fn simpler(&self, c: &Call) -> Vec<Call> {
+        crate::explore::shrink::candidates(c)
+    }
 }
 
 impl TransitionSystem for CSystem<'_> {

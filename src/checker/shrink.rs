@@ -1,6 +1,7 @@
 //! Shrinking a failing path of any [`Walk`] system, as `replay --minimise` shrinks a model
 //! trace: drop a run of actions (half the path, then a quarter, ..., then one), last first,
-//! and keep the shorter path when it still fails the same way, until no run can go. Every candidate is replayed from the initial
+//! and keep the shorter path when it still fails the same way; then each action at each of
+//! its simpler variants ([`Walk::simpler`]: smaller arguments), until nothing changes. Every candidate is replayed from the initial
 //! state with every check, and each of its actions must be one the system offers where it is
 //! taken, so a shrunk path is one the search itself could have found.
 
@@ -78,6 +79,25 @@ pub fn shrink<S: Walk>(
                 break;
             }
             size /= 2;
+        }
+        // then each action at a simpler variant ([`Walk::simpler`]), first that still fails
+        let mut i = 0;
+        while i < best.path.len() {
+            for v in sys.simpler(&best.path[i]) {
+                if budget.poll().is_some() {
+                    return best;
+                }
+                let mut cand = best.path.clone();
+                cand[i] = v;
+                best.tries += 1;
+                if let Some((p, f)) = replay(sys, &cand, budget, same) {
+                    best.path = p;
+                    best.failure = f;
+                    changed = true;
+                    break;
+                }
+            }
+            i += 1;
         }
     }
     best

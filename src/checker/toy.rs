@@ -58,6 +58,10 @@ impl Walk for Counter {
             Step::Next(n)
         }
     }
+
+    fn simpler(&self, a: &u32) -> Vec<u32> {
+        (1..*a).collect()
+    }
 }
 
 fn cfg(depth: u32) -> Config {
@@ -152,4 +156,12 @@ fn shrinking_drops_every_action_the_failure_does_not_need() {
         *f == 8
     });
     assert_eq!(s.path, vec![1, 1, 3, 3]);
+}
+
+#[test]
+fn shrinking_lowers_actions_to_simpler_ones_that_still_fail() {
+    let sys = Counter { bad: 7, top: 100 };
+    let s = shrink(&sys, vec![3, 3, 3], 9, &Budget::unlimited(), &|f| *f >= 7);
+    assert_eq!(s.path, vec![1, 3, 3]);
+    assert_eq!(s.failure, 7);
 }

@@ -36,6 +36,13 @@ pub trait Walk: TransitionSystem {
         depth: u32,
         budget: &Budget,
     ) -> Step<Self::State, Self::Failure>;
+
+    /// Simpler variants of `a` for shrinking a failing path, simplest first; each must be
+    /// strictly smaller than `a` by a measure that cannot fall for ever (so that shrinking
+    /// ends). None by default.
+    fn simpler(&self, _a: &Self::Action) -> Vec<Self::Action> {
+        Vec::new()
+    }
 }
 
 /// What one step of a walk found.

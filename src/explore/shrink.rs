@@ -168,8 +168,8 @@ fn moved_down(c: &Call, by: i64) -> Option<Call> {
 }
 
 /// Candidates for call `c`, simplest first: the whole call moved down, then each argument
-/// alone at each smaller value.
-fn candidates(c: &Call) -> Vec<Call> {
+/// alone at each smaller value. Each is lighter than `c` (a lower sum of argument weights).
+pub(crate) fn candidates(c: &Call) -> Vec<Call> {
     let top = c
         .args
         .iter()
