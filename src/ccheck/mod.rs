@@ -29,12 +29,14 @@ use crate::checker::budget::Budget;
 use crate::checker::shrink;
 use crate::checker::walk::{self, Walked, Walks};
 use crate::checker::{self, Config, Start, Stats, Verdict};
+use crate::explore::distributed::{self, Cluster, Factory};
 use crate::explore::scope::Scope;
 use crate::explore::search::CallSystem;
 use crate::lang::Program;
 use crate::world::scenario::Call;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 use system::{CFailure, CSystem};
 
@@ -170,6 +172,7 @@ pub fn search_env(
         threads,
         env,
         walks: None,
+        cluster: None,
     };
     run.go(prog, scope, progress)
 }
@@ -184,6 +187,64 @@ pub struct Run<'a> {
     pub env: Vec<(String, String)>,
     /// Seeded random walks instead of the breadth-first search (`--simulate`).
     pub walks: Option<Walks>,
+    /// The breadth-first search on timely workers (`--workers`, `--processes`).
+    pub cluster: Option<&'a Cluster>,
+}
+
+/// The C search's systems for the workers of a distributed search: each worker (each phase)
+/// makes its own, with its own harness processes, all counting into one [`system::Counts`].
+struct CFactory {
+    prog: Arc<Program>,
+    scope: Arc<Scope>,
+    budget: Arc<Budget>,
+    binary: PathBuf,
+    baseline: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    counts: Arc<system::Counts>,
+}
+
+impl Factory for CFactory {
+    type State = system::CState;
+    type Action = Call;
+    type Failure = CFailure;
+    type Sys<'a> = CSystem<'a>;
+
+    fn system(&self) -> Result<CSystem<'_>, String> {
+        let model = CallSystem::new(&self.prog, &self.scope, Arc::clone(&self.budget));
+        Ok(CSystem::new(
+            model,
+            self.binary.clone(),
+            Duration::from_secs(20),
+            self.baseline.clone(),
+        )?
+        .with_env(self.env.clone())
+        .with_counts(Arc::clone(&self.counts)))
+    }
+
+    fn bounds(&self) -> (u32, usize) {
+        (self.scope.max_depth, self.scope.max_states)
+    }
+}
+
+/// What a distributed C search explores, for the cluster's handshake: the model and scope's
+/// digest, and the harness binaries' cache keys (their directories are named by content).
+fn c_digest(prog: &Program, scope: &Scope, workers: usize, run: &Run<'_>) -> u64 {
+    let key = |p: &Path| {
+        p.ancestors()
+            .find(|a| {
+                a.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == "cdiff" || n == "charness")
+            })
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&distributed::run::digest(prog, scope, workers).to_le_bytes());
+    h.update(key(run.binary).as_bytes());
+    h.update(run.baseline.map(key).unwrap_or_default().as_bytes());
+    h.digest()
 }
 
 impl Run<'_> {
@@ -206,8 +267,21 @@ impl Run<'_> {
         .with_env(self.env.clone());
         let threads = self.threads.max(1);
         let mut shrunk_from = None;
-        let (verdict, stats) = match &self.walks {
-            None => {
+        let (verdict, stats) = match (&self.walks, self.cluster) {
+            (None, Some(cluster)) => {
+                let factory = CFactory {
+                    prog: Arc::new(prog.clone()),
+                    scope: Arc::new(scope.clone()),
+                    budget: budget.clone(),
+                    binary: self.binary.to_path_buf(),
+                    baseline: self.baseline.map(Path::to_path_buf),
+                    env: self.env.clone(),
+                    counts: Arc::clone(&sys.counts),
+                };
+                let id = c_digest(prog, scope, cluster.workers, self);
+                distributed::run_on(factory, &budget, cluster, id, &|_| {})?
+            }
+            (None, None) => {
                 let cfg = Config {
                     max_depth: scope.max_depth,
                     max_states: scope.max_states,
@@ -216,7 +290,7 @@ impl Run<'_> {
                 };
                 checker::bfs(&sys, &cfg, &budget, progress)
             }
-            Some(w) => {
+            (Some(w), _) => {
                 let r = walk::walk(&sys, w, &budget, None, threads);
                 let v = match r.walked {
                     Walked::Failed { path, failure, .. } => {

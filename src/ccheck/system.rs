@@ -35,7 +35,7 @@ use crate::world::World;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A state: the calls from the initial world and their harness requests.
@@ -98,7 +98,8 @@ pub struct CSystem<'a> {
     binary: PathBuf,
     timeout: Duration,
     pool: Mutex<Vec<Harness>>,
-    pub counts: Counts,
+    /// Shared by every system of one search (a distributed search makes one per worker).
+    pub counts: Arc<Counts>,
     w0: World,
     /// What is compared with the model after each call.
     compared: Compared,
@@ -158,7 +159,7 @@ impl<'a> CSystem<'a> {
             binary,
             timeout,
             pool: Mutex::new(Vec::new()),
-            counts: Counts::default(),
+            counts: Arc::default(),
             compared: if baseline.is_some() {
                 Compared::Layout
             } else {
@@ -168,6 +169,12 @@ impl<'a> CSystem<'a> {
             base_pool: Mutex::new(Vec::new()),
             env: Vec::new(),
         })
+    }
+
+    /// The system counting into `counts` (shared with the other systems of one search).
+    pub fn with_counts(mut self, counts: Arc<Counts>) -> Self {
+        self.counts = counts;
+        self
     }
 
     /// The system with `env` added to every harness process's environment (`GCOV_PREFIX`

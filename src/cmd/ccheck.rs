@@ -37,6 +37,8 @@ pub struct CcheckArgs {
     pub progress: bool,
     /// Seeded random walks on the C instead of the breadth-first search (`--simulate`).
     pub simulate: Option<Simulation>,
+    /// The breadth-first search on timely workers, threads or processes (`--workers`, ...).
+    pub cluster: Option<crate::explore::distributed::Cluster>,
 }
 
 fn bad(e: impl std::fmt::Display) -> CmdError {
@@ -155,6 +157,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         threads,
         env: Vec::new(),
         walks: a.simulate.as_ref().map(Simulation::walks),
+        cluster: a.cluster.as_ref(),
     };
     let searched = match &prep.changes {
         None => run

@@ -85,15 +85,10 @@ pub(crate) struct CrashOpts {
 
 /// The `check` flags that `--kernel` does not honour: each is an error beside it, never
 /// silently dropped. (`--unreduced` is what the C search does anyway: it never reduces.)
-const KERNEL_REFUSES: [&str; 14] = [
+const KERNEL_REFUSES: [&str; 9] = [
     "mode",
     "trace_dir",
     "repro_dir",
-    "workers",
-    "process",
-    "processes",
-    "hostfile",
-    "connect_timeout",
     "symmetry",
     "file_symmetry",
     "commute",

@@ -28,6 +28,16 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             reads,
             kernel,
         } => {
+            let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
+                c.workers,
+                c.process,
+                c.processes,
+                c.hostfile.as_deref(),
+                c.connect_timeout,
+            ) {
+                Ok(cluster) => cluster,
+                Err(e) => return Err(CmdError::line(format_args!("rmapcheck check: {e}"))),
+            };
             if let Some(k) = kernel.kernel {
                 if models.len() > 1 {
                     return Err(CmdError::line(format_args!(
@@ -57,19 +67,10 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                             seed: simulate.seed,
                         }
                     }),
+                    cluster: cluster.clone(),
                 };
                 return cmd::ccheck::ccheck(&args, out, err);
             }
-            let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
-                c.workers,
-                c.process,
-                c.processes,
-                c.hostfile.as_deref(),
-                c.connect_timeout,
-            ) {
-                Ok(cluster) => cluster,
-                Err(e) => return Err(CmdError::line(format_args!("rmapcheck check: {e}"))),
-            };
             let args = cmd::check::CheckArgs {
                 models,
                 scope: scope.scope,

@@ -1,14 +1,15 @@
 //! `check --kernel DIR --simulate WALKS --depth D --seed S`: seeded random walks on the kernel's
 //! C, on the checker core's generic walks. The unpatched tree gives incomplete (exit 3), never
 //! holds, and says how many walks and C calls it made; a deep C mutant that no search of depth
-//! 4 finds is found and shrunk to the calls it needs; the breadth-first search and the walks
-//! run the same C system (a test of both on one harness).
+//! 4 finds is found and shrunk to the calls it needs; the breadth-first search, the walks and
+//! the distributed search run the same C system (a test of each on one harness).
 
 use super::kernel_tree::tree;
 use rmapcheck::ccheck::{self, Run, Source};
 use rmapcheck::checker::walk::Walks;
 use rmapcheck::checker::Verdict;
 use rmapcheck::cmd::load_model;
+use rmapcheck::explore::distributed::Cluster;
 use rmapcheck::explore::scope::Scope;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -106,8 +107,9 @@ fn a_deep_c_mutant_is_found_by_the_walks_and_shrunk() {
     );
 }
 
-/// The C system under both searches of the checker core: the breadth-first search holds at
-/// depth 2, and walks of depth 2 see no state it did not (every walk state is within depth 2).
+/// The C system under each search of the checker core: the breadth-first search holds at
+/// depth 2, walks of depth 2 see no state it did not (every walk state is within depth 2), and
+/// the distributed search on two workers sees the same states and transitions.
 #[test]
 fn the_c_system_runs_under_the_search_and_the_walks() {
     let Some(t) = tree() else { return };
@@ -120,28 +122,32 @@ fn the_c_system_runs_under_the_search_and_the_walks() {
         ..Source::default()
     };
     let prep = ccheck::prepare(&src).unwrap();
-    let run = |walks: Option<Walks>| {
+    let run = |walks: Option<Walks>, cluster: Option<&Cluster>| {
         Run {
             binary: Path::new(&prep.built.binary),
             baseline: None,
             threads: 2,
             env: Vec::new(),
             walks,
+            cluster,
         }
         .go(&prog, &scope, &mut |_, _, _, _| {})
         .unwrap()
     };
-    let bfs = run(None);
+    let bfs = run(None, None);
     assert!(
         matches!(bfs.verdict, Verdict::Holds { .. }),
         "{:?}",
         bfs.verdict
     );
-    let walks = run(Some(Walks {
-        walks: 300,
-        depth: 2,
-        seed: 7,
-    }));
+    let walks = run(
+        Some(Walks {
+            walks: 300,
+            depth: 2,
+            seed: 7,
+        }),
+        None,
+    );
     match &walks.verdict {
         Verdict::Incomplete { reason, .. } => {
             assert_eq!(reason, "simulated 300 walks, depth 2, seed 7")
@@ -156,4 +162,19 @@ fn the_c_system_runs_under_the_search_and_the_walks() {
         bfs.stats.states
     );
     assert!(walks.c_calls > 0 && walks.stats.depth == 2);
+    // the distributed search on two timely workers: the same states and transitions
+    let cluster = Cluster {
+        workers: 2,
+        process: 0,
+        addresses: Vec::new(),
+        connect_timeout: std::time::Duration::from_secs(5),
+    };
+    let dist = run(None, Some(&cluster));
+    assert!(
+        matches!(dist.verdict, Verdict::Holds { .. }),
+        "{:?}",
+        dist.verdict
+    );
+    assert_eq!(dist.stats.states, bfs.stats.states);
+    assert_eq!(dist.stats.transitions, bfs.stats.transitions);
 }

@@ -8,12 +8,9 @@
 //! successors to their owners at the next depth.
 
 use super::ledger::{owner, Body, Expanded, Ledger, Msg, Path};
+use super::Factory;
 use crate::checker::budget::Budget;
 use crate::checker::TransitionSystem;
-use crate::explore::scope::Scope;
-use crate::explore::search::{fingerprint, CallSystem};
-use crate::lang::Program;
-use crate::world::World;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
@@ -24,13 +21,12 @@ use timely::dataflow::operators::generic::operator::Operator;
 use timely::dataflow::operators::{Capability, Concat, ConnectLoop, Feedback, ToStream};
 use timely::worker::Worker;
 
-/// What the workers of one process share: the model, the scope, the process's budget and the
-/// live figures the progress line shows.
-pub struct Shared {
-    pub prog: Arc<Program>,
-    pub scope: Arc<Scope>,
+/// What the workers of one process share: the system's factory, the process's budget, the
+/// initial state and the live figures the progress line shows.
+pub struct Shared<F: Factory> {
+    pub factory: F,
     pub budget: Arc<Budget>,
-    pub s0: World,
+    pub s0: F::State,
     pub live: Arc<Live>,
     /// Testing hook: exit the process abruptly on reaching this depth (a crashed peer).
     pub die_at: Option<u32>,
@@ -63,11 +59,17 @@ impl Live {
     }
 }
 
-/// The replayed world at the end of `path`, or `None` when a call on the path is not offered.
-pub fn replay(sys: &CallSystem<'_>, s0: &World, path: &[u16]) -> Option<World> {
+/// The replayed state at the end of `path`, or `None` when a state on the path has fewer
+/// successors than its index.
+pub fn replay<F: Factory>(
+    sys: &F::Sys<'_>,
+    s0: &F::State,
+    path: &[u16],
+    budget: &Budget,
+) -> Option<F::State> {
     let mut w = s0.clone();
-    for &j in path {
-        w = sys.step(&w, usize::from(j))?.1;
+    for (d, &j) in path.iter().enumerate() {
+        w = F::nth(sys, &w, usize::from(j), d as u32, budget)?.1;
     }
     Some(w)
 }
@@ -78,8 +80,8 @@ fn index16(j: usize) -> u16 {
 }
 
 /// One worker's state between activations.
-struct Bfs {
-    sh: Arc<Shared>,
+struct Bfs<F: Factory> {
+    sh: Arc<Shared<F>>,
     index: u32,
     peers: u32,
     /// This worker's slot in [`Live`].
@@ -93,11 +95,11 @@ struct Bfs {
     level: Vec<(u64, Path)>,
     /// Worlds of the successors this worker owns itself, kept from its expansion so that they
     /// need no replay (any world with the fingerprint is the state).
-    own: HashMap<u64, World>,
+    own: HashMap<u64, F::State>,
     ledger: Rc<RefCell<Ledger>>,
 }
 
-impl Bfs {
+impl<F: Factory> Bfs<F> {
     fn receive(&mut self, t: u32, m: Msg) {
         match m {
             Msg::Cand { fp, path } => self.cands.entry(t).or_default().push((fp, path)),
@@ -137,7 +139,7 @@ impl Bfs {
                 self.peers as usize,
                 "de-duplication reports of depth {d}"
             );
-            let (max_depth, max_states) = (self.sh.scope.max_depth, self.sh.scope.max_states);
+            let (max_depth, max_states) = self.sh.factory.bounds();
             if !self
                 .ledger
                 .borrow_mut()
@@ -194,16 +196,23 @@ impl Bfs {
     /// Expand the depth's new states in path order, up to the first failure.
     fn expand(&mut self, d: u32) -> (Vec<Msg>, Expanded) {
         let sh = Arc::clone(&self.sh);
-        let sys = CallSystem::new(&sh.prog, &sh.scope, Arc::clone(&sh.budget));
         let mut e = Expanded::default();
+        let sys = match sh.factory.system() {
+            Ok(s) => s,
+            Err(why) => {
+                e.stopped = Some(why);
+                return (Vec::new(), e);
+            }
+        };
+        let max_depth = sh.factory.bounds().0;
         let mut out = Vec::new();
         let mut sent: HashSet<u64> = HashSet::new();
         let mut own = std::mem::take(&mut self.own);
         for (fp, path) in std::mem::take(&mut self.level) {
             let w = match own.remove(&fp) {
                 Some(w) => w,
-                None => match replay(&sys, &sh.s0, &path) {
-                    Some(w) if fingerprint(&w) == fp => w,
+                None => match replay::<F>(&sys, &sh.s0, &path, &sh.budget) {
+                    Some(w) if sys.fingerprint(&w) == fp => w,
                     _ => panic!("replaying the path {path:?} did not reach the state it names"),
                 },
             };
@@ -218,13 +227,13 @@ impl Bfs {
             let n = ex.succs.len();
             let failed = ex.failure.is_some();
             for (j, (_, succ)) in ex.succs.into_iter().enumerate() {
-                let sfp = fingerprint(&succ);
+                let sfp = sys.fingerprint(&succ);
                 let to = owner(sfp, self.peers);
                 if (to == self.index && self.seen.contains(&sfp)) || !sent.insert(sfp) {
                     continue;
                 }
                 // states at the depth bound are counted, never expanded: no world to keep
-                if to == self.index && d + 1 < sh.scope.max_depth {
+                if to == self.index && d + 1 < max_depth {
                     self.own.insert(sfp, succ);
                 }
                 e.sent += 1;
@@ -251,12 +260,11 @@ impl Bfs {
 }
 
 /// Build the dataflow on `worker`, run it to the end; the ledger.
-pub fn run(worker: &mut Worker, sh: Arc<Shared>, local: usize) -> Ledger {
+pub fn run<F: Factory>(worker: &mut Worker, sh: Arc<Shared<F>>, fp0: u64, local: usize) -> Ledger {
     let index = worker.index() as u32;
     let peers = worker.peers() as u32;
     let ledger = Rc::new(RefCell::new(Ledger::new(peers)));
     let l2 = Rc::clone(&ledger);
-    let fp0 = fingerprint(&sh.s0);
     worker.dataflow::<u32, _, _>(move |scope| {
         let (handle, cycle) = scope.feedback::<Vec<Msg>>(1);
         let init: Vec<Msg> = if index == 0 {

@@ -1,8 +1,8 @@
-//! Exhaustive search across worker threads and processes on timely dataflow (issue 12):
+//! Exhaustive search across worker threads and processes on timely dataflow:
 //! `rmapcheck check --workers W` runs W timely workers in this process, and `--process I
 //! --processes N --hostfile FILE` makes this process the I-th of a cluster of N (each with W
-//! workers). It is the breadth-first search of [`crate::explore::search`] over the same
-//! [`CallSystem`](crate::explore::search::CallSystem): each state is owned by the worker its
+//! workers). It is the breadth-first search of the checker core over any system a
+//! [`Factory`] makes (the model's call sequences, or the kernel's C): each state is owned by the worker its
 //! fingerprint hashes to, which de-duplicates it and expands it; successors travel to their
 //! owners as paths of successor indices and are replayed there (worlds are not shipped); one
 //! timely timestamp per phase of each depth (see [`ledger`]) keeps the levels apart, so the
@@ -20,10 +20,48 @@ pub mod hostfile;
 pub(crate) mod ledger;
 pub mod run;
 
-pub use run::search;
+pub use run::{run_on, search};
 
+use crate::checker::budget::Budget;
+use crate::checker::TransitionSystem;
 use std::path::Path;
 use std::time::Duration;
+
+/// What a distributed search runs on: each worker builds its own [`TransitionSystem`] from the
+/// factory (a system may hold what is not shared between threads, such as a harness process),
+/// and states travel as paths of successor indices, replayed with [`Factory::nth`]. The model's
+/// call sequences and the kernel's C are both searched this way.
+pub trait Factory: Send + Sync + 'static {
+    type State: Clone + Send + Sync + 'static;
+    type Action: Clone + Eq + std::hash::Hash + Send + Sync;
+    type Failure: Send;
+    type Sys<'a>: TransitionSystem<
+        State = Self::State,
+        Action = Self::Action,
+        Failure = Self::Failure,
+    >
+    where
+        Self: 'a;
+
+    /// A system for one worker (or one phase of one worker).
+    fn system(&self) -> Result<Self::Sys<'_>, String>;
+
+    /// The depth and distinct-state bounds of the search.
+    fn bounds(&self) -> (u32, usize);
+
+    /// The `j`-th successor of `s` (found at `depth`) as [`TransitionSystem::expand`] lists
+    /// them. By default the whole expansion is made; a system that can make one successor
+    /// alone overrides this.
+    fn nth(
+        sys: &Self::Sys<'_>,
+        s: &Self::State,
+        j: usize,
+        depth: u32,
+        budget: &Budget,
+    ) -> Option<(Self::Action, Self::State)> {
+        sys.expand(s, depth, budget).succs.into_iter().nth(j)
+    }
+}
 
 /// Where the workers of a distributed search run.
 #[derive(Clone, Debug, PartialEq)]

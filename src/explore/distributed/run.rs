@@ -12,7 +12,7 @@
 use super::connect;
 use super::dataflow::{self, Live, Shared};
 use super::ledger::{End, Ledger};
-use super::Cluster;
+use super::{Cluster, Factory};
 use crate::checker::budget::{self, Budget};
 use crate::checker::{Start, TransitionSystem, Verdict};
 use crate::explore::scope::Scope;
@@ -30,7 +30,7 @@ use timely::communication::{AllocatorBuilder, Hooks};
 /// A digest of what a process is about to explore (the compiled model without its file names,
 /// every field of the scope but its name and origin, the workers per process): processes with
 /// different digests refuse each other, and checkouts at different paths do not differ.
-fn digest(prog: &Program, scope: &Scope, workers: usize) -> u64 {
+pub fn digest(prog: &Program, scope: &Scope, workers: usize) -> u64 {
     #[allow(deprecated)]
     let mut h = std::hash::SipHasher::new();
     let code = format!(
@@ -150,41 +150,67 @@ fn watch(live: &Live, done: &AtomicBool, t0: Instant, report: &(dyn Fn(&str) + S
     }
 }
 
-/// The failure at the end of `path`: replay its prefix and expand the last state again.
-fn failure_at(
-    sys: &CallSystem<'_>,
-    s0: &crate::world::World,
+/// The failure at the end of `path`: replay its prefix and expand the last state again (with
+/// no bound, so that a budget spent in the search does not hide it).
+fn failure_at<F: Factory>(
+    sys: &F::Sys<'_>,
+    s0: &F::State,
     path: &[u16],
-    budget: &Budget,
-) -> (Vec<Call>, CallFailure) {
-    let mut calls = Vec::new();
+) -> Result<(Vec<F::Action>, F::Failure), String> {
+    let unbounded = Budget::unlimited();
+    let mut actions = Vec::new();
     let mut w = s0.clone();
-    for &j in &path[..path.len() - 1] {
-        match sys.step(&w, usize::from(j)) {
-            Some((c, w2)) => {
-                calls.push(c);
-                w = w2;
-            }
-            None => break,
-        }
+    for (d, &j) in path[..path.len() - 1].iter().enumerate() {
+        let (a, w2) = F::nth(sys, &w, usize::from(j), d as u32, &unbounded)
+            .ok_or("replaying the failing path: a state has fewer successors than its index")?;
+        actions.push(a);
+        w = w2;
     }
-    let ex = sys.expand(&w, calls.len() as u32, budget);
-    match ex.failure {
-        Some((Some(c), f)) => {
-            calls.push(c);
-            (calls, f)
+    match sys.expand(&w, actions.len() as u32, &unbounded).failure {
+        Some((Some(a), f)) => {
+            actions.push(a);
+            Ok((actions, f))
         }
-        // the search's own bound spent: the trace's re-run finds the violation itself
-        _ => {
-            let last = usize::from(path[path.len() - 1]);
-            if let Some(c) = crate::explore::alphabet::calls(sys.scope, sys.prog, &w)
-                .into_iter()
-                .nth(last)
-            {
-                calls.push(c);
-            }
-            (calls, CallFailure::Call)
-        }
+        Some((None, f)) => Ok((actions, f)),
+        None => Err("replaying the failing path: its last state no longer fails".into()),
+    }
+}
+
+/// The model's call sequences, for the workers: each builds its [`CallSystem`] from the shared
+/// model and scope.
+pub struct ModelFactory {
+    pub prog: Arc<Program>,
+    pub scope: Arc<Scope>,
+    pub budget: Arc<Budget>,
+}
+
+impl Factory for ModelFactory {
+    type State = crate::world::World;
+    type Action = Call;
+    type Failure = CallFailure;
+    type Sys<'a> = CallSystem<'a>;
+
+    fn system(&self) -> Result<CallSystem<'_>, String> {
+        Ok(CallSystem::new(
+            &self.prog,
+            &self.scope,
+            Arc::clone(&self.budget),
+        ))
+    }
+
+    fn bounds(&self) -> (u32, usize) {
+        (self.scope.max_depth, self.scope.max_states)
+    }
+
+    /// One call alone, as the alphabet offers it at position `j`.
+    fn nth(
+        sys: &CallSystem<'_>,
+        w: &crate::world::World,
+        j: usize,
+        _: u32,
+        _: &Budget,
+    ) -> Option<(Call, crate::world::World)> {
+        sys.step(w, j)
     }
 }
 
@@ -199,34 +225,53 @@ pub fn search(
     cluster: &Cluster,
     report: &(dyn Fn(&str) + Sync),
 ) -> Result<(Outcome, Stats), String> {
-    let t0 = Instant::now();
-    let sys = CallSystem::new(prog, scope, Arc::clone(budget));
-    let s0 = match sys.initial() {
-        Ok(s) => s,
-        Err(Start::Error(e)) => {
-            return Ok((
-                outcome_of(prog, model_name, scope, Verdict::Error(e)),
-                Stats::default(),
-            ))
-        }
-        Err(Start::Failure(f)) => {
-            let st = Stats {
-                states: 1,
-                ..Stats::default()
-            };
-            return Ok((
-                outcome_of(prog, model_name, scope, Verdict::FailedInitial(f)),
-                st,
-            ));
-        }
-    };
-    let (builders, others) = allocators(cluster, digest(prog, scope, cluster.workers))?;
-    let live = Arc::new(Live::new(cluster.workers));
-    let shared = Arc::new(Shared {
+    let factory = ModelFactory {
         prog: Arc::new(prog.clone()),
         scope: Arc::new(scope.clone()),
         budget: Arc::clone(budget),
-        s0: s0.clone(),
+    };
+    let id = digest(prog, scope, cluster.workers);
+    let (verdict, st) = run_on(factory, budget, cluster, id, report)?;
+    Ok((outcome_of(prog, model_name, scope, verdict), st))
+}
+
+/// The verdict of a distributed search of the systems a factory makes.
+pub type Searched<F> = Verdict<<F as Factory>::Action, <F as Factory>::Failure>;
+
+/// The distributed breadth-first search of the systems `factory` makes, on the workers of
+/// `cluster`; `id` is a digest of what is explored (processes with different digests refuse
+/// each other). The same verdict, states, depth and failure as the one-process search.
+pub fn run_on<F: Factory>(
+    factory: F,
+    budget: &Arc<Budget>,
+    cluster: &Cluster,
+    id: u64,
+    report: &(dyn Fn(&str) + Sync),
+) -> Result<(Searched<F>, Stats), String> {
+    let t0 = Instant::now();
+    let (s0, fp0) = {
+        let sys = factory.system()?;
+        match sys.initial() {
+            Ok(s) => {
+                let fp = sys.fingerprint(&s);
+                (s, fp)
+            }
+            Err(Start::Error(e)) => return Ok((Verdict::Error(e), Stats::default())),
+            Err(Start::Failure(f)) => {
+                let st = Stats {
+                    states: 1,
+                    ..Stats::default()
+                };
+                return Ok((Verdict::FailedInitial(f), st));
+            }
+        }
+    };
+    let (builders, others) = allocators(cluster, id)?;
+    let live = Arc::new(Live::new(cluster.workers));
+    let shared = Arc::new(Shared {
+        factory,
+        budget: Arc::clone(budget),
+        s0,
         live: Arc::clone(&live),
         die_at: die_at(),
     });
@@ -239,7 +284,7 @@ pub fn search(
         timely::WorkerConfig::default(),
         move |w| {
             let local = w.index() - first;
-            dataflow::run(w, Arc::clone(&sh), local)
+            dataflow::run(w, Arc::clone(&sh), fp0, local)
         },
     )?;
     let done = AtomicBool::new(false);
@@ -279,13 +324,11 @@ pub fn search(
             complete_depth,
         },
         Some(End::Failed(path)) => {
-            let (calls, failure) = failure_at(&sys, &s0, &path, budget);
-            Verdict::Failed {
-                path: calls,
-                failure,
-            }
+            let sys = shared.factory.system()?;
+            let (path, failure) = failure_at::<F>(&sys, &shared.s0, &path)?;
+            Verdict::Failed { path, failure }
         }
         None => return Err("the workers stopped without a verdict".into()),
     };
-    Ok((outcome_of(prog, model_name, scope, verdict), st))
+    Ok((verdict, st))
 }
