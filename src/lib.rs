@@ -9,8 +9,11 @@
 //! bounds of a search) and [`trace`] (counterexamples as data: the struct, its JSON form, its
 //! text and DOT renderings) sit on those; [`explore`] searches call sequences and builds,
 //! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under [`cmd`]), [`cdiff`] (the model against a kernel tree's own C) on
-//! [`oracle`]'s call sequences, and [`ccheck`] (the C searched, a patch applied) on [`cdiff`].
+//! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under
+//! [`cmd`]). [`charness`] (a kernel tree's own C built and run as a harness, both worlds in one
+//! canonical form) sits on [`oracle`]'s call sequences; [`cdiff`] (the model against the C) and
+//! [`ccheck`] (the C searched, a patch applied) both sit on [`charness`] and neither names the
+//! other.
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
 //! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
@@ -22,6 +25,7 @@
 
 pub mod ccheck;
 pub mod cdiff;
+pub mod charness;
 pub mod check;
 pub mod cmd;
 pub mod entry;

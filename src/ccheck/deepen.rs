@@ -7,7 +7,7 @@
 
 use super::coverage::{self, Accept, Changes, Hits, Tally};
 use super::{search_env, Outcome};
-use crate::cdiff::build;
+use crate::charness::build;
 use crate::explore::checker::Verdict;
 use crate::explore::scope::Scope;
 use crate::lang::Program;

@@ -1,6 +1,6 @@
 //! `rmapcheck check --kernel DIR [--patch FILE]...`: the kernel's C checked as a reviewer
 //! receives it. Each diff (and each C mutant's edit spec) is applied to a patched copy of the
-//! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness of `cdiff` is built from that copy;
+//! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness ([`crate::charness`]) is built from that copy;
 //! and an exhaustive breadth-first search over the harness's vma.c-level alphabet
 //! ([`system`], on the checker core of `explore::checker`) checks the sequential invariants on
 //! the C world after every call ([`invariants`]), and the model's world against the C's
@@ -24,7 +24,7 @@ pub mod repro;
 pub mod system;
 pub mod violation;
 
-use crate::cdiff::build::{self, Built};
+use crate::charness::build::{self, Built};
 use crate::explore::budget::Budget;
 use crate::explore::checker::{self, Config, Stats, Verdict};
 use crate::explore::scope::Scope;

@@ -380,7 +380,7 @@ pub(crate) fn kernel_calls(
         scope,
         crate::explore::budget::Budget::unlimited(),
     );
-    let w0: World = match crate::cdiff::run::initial_world(scope) {
+    let w0: World = match crate::charness::initial_world(scope) {
         Ok(w) => sys.canonical(&w),
         Err(_) => World::default(),
     };

@@ -4,10 +4,10 @@
 
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
-use crate::cdiff::build;
-use crate::cdiff::calls::{skip_reason, COMPARED};
 use crate::cdiff::render;
 use crate::cdiff::run::{self, Options, Report};
+use crate::charness::build;
+use crate::charness::calls::{skip_reason, COMPARED};
 use crate::entry::EntryPoint;
 use crate::explore::scope::Scope;
 use crate::oracle::sequences::Gen;

@@ -8,7 +8,7 @@
 
 use super::{load_model, CmdError, CmdResult, Exit};
 use crate::ccheck::{self, overlay::Overlay, patch, report};
-use crate::cdiff::build;
+use crate::charness::build;
 use crate::explore::checker::Verdict as CVerdict;
 use crate::explore::scope::Scope;
 use crate::invariant::Violation;
