@@ -13,7 +13,8 @@
 //! [`cmd`]). [`charness`] (a kernel tree's own C built and run as a harness, both worlds in one
 //! canonical form) sits on [`oracle`]'s call sequences; [`cdiff`] (the model against the C) and
 //! [`ccheck`] (the C searched, a patch applied) both sit on [`charness`] and neither names the
-//! other.
+//! other. [`known`] is the one type of a known finding (a difference between the model and the
+//! kernel that is understood and named), used by kdiff's and cdiff's registries.
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
 //! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
@@ -33,6 +34,7 @@ pub mod exec;
 pub mod explore;
 pub mod fuzzing;
 pub mod invariant;
+pub mod known;
 pub mod lang;
 pub mod models;
 pub mod oracle;

@@ -4,9 +4,11 @@
 //! sequences and names nothing of the C search (`ccheck`).
 //!
 //! - [`run`]: the comparison, sequence by sequence;
+//! - [`mismatch`]: one sequence after which the worlds differ;
 //! - [`known`]: the known findings that explain a mismatch;
 //! - [`render`]: a mismatch as text.
 
 pub mod known;
+pub mod mismatch;
 pub mod render;
 pub mod run;

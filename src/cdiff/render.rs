@@ -1,7 +1,7 @@
 //! A mismatch as text, numbered: the calls and both worlds with the lines the other does not
 //! have marked (`charness::worlds_text`).
 
-use super::run::Mismatch;
+use super::mismatch::Mismatch;
 use crate::charness::worlds_text::{self, Sides};
 
 /// The mismatch as text, numbered `n`.

@@ -4,6 +4,7 @@
 //! (the C crashed), and a fresh harness runs the next one.
 
 use super::known;
+pub use super::mismatch::Mismatch;
 use crate::charness::calls::drive;
 use crate::charness::canon::Raw;
 use crate::charness::{initial_world, Died, Harness};
@@ -27,23 +28,6 @@ pub struct Options {
     /// Test hook: after every call, add 1 to the `rb_subtree_last` of the root node of this
     /// tree of the C world (`file N` or `anon N`) when it has one.
     pub corrupt: Option<String>,
-}
-
-/// One sequence whose worlds differ.
-#[derive(Clone, Debug)]
-pub struct Mismatch {
-    pub calls: Vec<Call>,
-    /// Index of the call after which the worlds differ.
-    pub at: usize,
-    pub what: String,
-    /// The canonical lines of both worlds (the C's empty when it died).
-    pub model: Vec<String>,
-    pub c: Vec<String>,
-    /// Both worlds before naming (the C's None when it died), for the known findings.
-    pub model_raw: Raw,
-    pub c_raw: Option<Raw>,
-    /// The known finding that explains it, if one does.
-    pub known: Option<&'static str>,
 }
 
 /// What a run found.

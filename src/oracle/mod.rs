@@ -11,6 +11,7 @@ pub mod ghost;
 pub mod kdiff;
 pub mod known;
 pub mod layout;
+pub mod mismatch;
 pub mod ops;
 pub(crate) mod procmaps;
 pub mod repro;
