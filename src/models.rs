@@ -5,6 +5,10 @@
 use crate::lang::{self, Diagnostic, Program};
 use std::path::{Path, PathBuf};
 
+/// The baseline model: the kernel as it is (v7.3-rc4's mm/vma.c), which patch models, the
+/// oracle, the reproducers and the C search's model side default to.
+pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
+
 /// Why a model cannot be found or loaded. The messages of a single model argument
 /// ([`resolve_model`], [`load_model`]) end their own lines, like rendered diagnostics.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! with the sequential invariants checked after every call (docs/CHECK-C.md); and
 //! `rmapcheck cpatch --kernel DIR SPEC`, a C patch's edit spec as a diff for `--patch`.
 
-use super::check::TraceFormat;
+use super::formats::TraceFormat;
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};
 use crate::ccheck::coverage::Accept;
@@ -398,33 +398,5 @@ pub fn cpatch(kernel: &std::path::Path, spec: &std::path::Path, out: &mut dyn Wr
             Ok(Exit::Ok)
         }
         Err(e) => Err(CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
-    }
-}
-
-/// `rmapcheck repro CEX.json` on the document of `check --kernel --format json`: Ok written,
-/// Found no reproducer possible (the reason on standard error), an error on bad input (not a
-/// C counterexample, a call with no system call).
-pub(crate) fn repro(
-    v: &serde_json::Value,
-    file: &std::path::Path,
-    output: Option<&std::path::Path>,
-    baseline: &std::path::Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> CmdResult {
-    use crate::ccheck::repro::{parse, reproducer, Refusal};
-    let x = parse(v)
-        .map_err(|e| CmdError::line(format_args!("rmapcheck repro: {}: {e}", file.display())))?;
-    let base = load_model(baseline).map_err(CmdError::text)?;
-    match reproducer(&x, &base, &baseline.display().to_string()) {
-        Ok(c) => super::kdiff::emit_repro(&c, output, out),
-        Err(Refusal::Input(e)) => Err(CmdError::line(format_args!(
-            "rmapcheck repro: {}: {e}",
-            file.display()
-        ))),
-        Err(Refusal::None(e)) => {
-            writeln!(err, "{}: {e}", file.display())?;
-            Ok(Exit::Found)
-        }
     }
 }

@@ -3,7 +3,7 @@
 //! `--scenario execl --procs N`, the work of exec's splits on a library mapped by N processes.
 //! Exit status: 0 equivalent (or scenario measured), 1 a difference or violation, 2 bad input.
 
-use super::check::CheckArgs;
+use super::check_args::CheckArgs;
 use super::check_scope::effective_scope;
 use super::load_model;
 use super::{CmdError, CmdResult, Exit};

@@ -1,6 +1,7 @@
 //! The interpreter: resumable model threads that act on the world through the `Host` trait.
 
 pub mod compiled;
+mod frame;
 pub mod host;
 mod local;
 pub(crate) mod machine;

@@ -4,6 +4,7 @@
 
 pub mod alphabet;
 pub mod budget;
+pub mod call_step;
 pub mod checker;
 pub(crate) mod commute;
 pub mod compare;

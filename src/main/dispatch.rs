@@ -39,7 +39,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     model: models
                         .first()
                         .cloned()
-                        .unwrap_or_else(|| "models/v7.3-rc4/baseline.rmap".into()),
+                        .unwrap_or_else(|| rmapcheck::models::BASELINE.into()),
                     kernel: k,
                     patches: kernel.patch,
                     mutants: kernel.c_mutant,
@@ -166,7 +166,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             cmd::cdiff::cdiff_cmd(&args, out, err)
         }
         Cmd::Repro { file, baseline } => {
-            cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
+            cmd::repro::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
         }
         Cmd::Report { file, model } => {
             cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
