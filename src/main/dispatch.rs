@@ -35,7 +35,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                         models.len()
                     )));
                 }
-                let args = cmd::ccheck::CcheckArgs {
+                let args = cmd::kernel::ccheck::CcheckArgs {
                     model: models
                         .first()
                         .cloned()
@@ -51,7 +51,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     deepen_budget: kernel.deepen_budget,
                     progress: !progress.quiet,
                 };
-                return cmd::ccheck::ccheck(&args, out, err);
+                return cmd::kernel::ccheck::ccheck(&args, out, err);
             }
             let cluster = match rmapcheck::explore::distributed::Cluster::from_flags(
                 c.workers,
@@ -115,7 +115,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             tolerate_known,
             progress,
         } => {
-            let args = cmd::kdiff::KdiffArgs {
+            let args = cmd::kernel::kdiff::KdiffArgs {
                 model,
                 scope,
                 max_depth,
@@ -127,7 +127,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 tolerate_known,
                 progress: !progress.quiet,
             };
-            cmd::kdiff::kdiff_cmd(&args, out, err)
+            cmd::kernel::kdiff::kdiff_cmd(&args, out, err)
         }
         Cmd::Cdiff {
             model,
@@ -146,7 +146,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             corrupt_c,
             progress,
         } => {
-            let args = cmd::cdiff::CdiffArgs {
+            let args = cmd::kernel::cdiff::CdiffArgs {
                 patches: patch,
                 model,
                 kernel,
@@ -163,10 +163,10 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 corrupt: corrupt_c,
                 build_only,
             };
-            cmd::cdiff::cdiff_cmd(&args, out, err)
+            cmd::kernel::cdiff::cdiff_cmd(&args, out, err)
         }
         Cmd::Repro { file, baseline } => {
-            cmd::repro::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
+            cmd::kernel::repro::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
         }
         Cmd::Report { file, model } => {
             cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
@@ -179,7 +179,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             procs,
             progress,
         } => {
-            let args = cmd::compare::CompareArgs {
+            let args = cmd::check::compare::CompareArgs {
                 base,
                 patch,
                 check: cmd::check::CheckArgs {
@@ -192,7 +192,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 scenario,
                 procs,
             };
-            cmd::compare::compare(&args, out, err)
+            cmd::check::compare::compare(&args, out, err)
         }
         Cmd::Drift {
             model,
@@ -229,13 +229,13 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             format,
             progress,
         } => {
-            let args = cmd::prove::ProveArgs {
+            let args = cmd::check::prove::ProveArgs {
                 files,
                 verbose,
                 format,
                 progress: !progress.quiet,
             };
-            cmd::prove::prove(&args, out, err)
+            cmd::check::prove::prove(&args, out, err)
         }
         Cmd::Replay {
             file,
@@ -256,7 +256,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             cmd::replay::replay(&args, out)
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
-        Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
+        Cmd::Cpatch { kernel, spec } => cmd::kernel::cpatch::cpatch(&kernel, &spec, out),
         Cmd::Review {
             series,
             kernel,
@@ -267,7 +267,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             jobs,
             progress,
         } => {
-            let args = cmd::review::ReviewArgs {
+            let args = cmd::kernel::review::ReviewArgs {
                 series,
                 kernel,
                 output,
@@ -277,7 +277,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 threads: jobs,
                 progress: !progress.quiet,
             };
-            cmd::review::review(&args, out, err)
+            cmd::kernel::review::review(&args, out, err)
         }
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {

@@ -6,9 +6,9 @@
 //! 2 bad input (no series, no tree) or a patch that does not apply or cannot be built,
 //! 3 a search incomplete.
 
-use super::{load_model, CmdError, CmdResult, Exit};
 use crate::ccheck::{self, overlay::Overlay, patch, report};
 use crate::charness::build;
+use crate::cmd::{load_model, CmdError, CmdResult, Exit};
 use crate::explore::checker::Verdict as CVerdict;
 use crate::explore::scope::Scope;
 use crate::invariant::Violation;

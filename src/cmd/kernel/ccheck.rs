@@ -1,14 +1,13 @@
 //! `rmapcheck check --kernel DIR [--patch FILE]... [--c-mutant SPEC]...`: the kernel tree's
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
-//! with the sequential invariants checked after every call (docs/CHECK-C.md); and
-//! `rmapcheck cpatch --kernel DIR SPEC`, a C patch's edit spec as a diff for `--patch`.
+//! with the sequential invariants checked after every call (docs/CHECK-C.md).
 
-use super::formats::TraceFormat;
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
 use crate::ccheck::coverage::Accept;
 use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, cmutant, report, Source};
+use crate::cmd::formats::TraceFormat;
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::checker::Verdict;
 use crate::explore::scope::Scope;
 use crate::world::scenario::Call;
@@ -117,7 +116,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             writeln!(w, "{l}")?;
         }
     }
-    let bar = super::progress::Bar::new(a.progress, "check --kernel");
+    let bar = crate::cmd::progress::Bar::new(a.progress, "check --kernel");
     let threads = a.threads.unwrap_or_else(ccheck::default_threads);
     let mut report_progress = |s: usize, d: u32, f: usize, secs: f64| {
         bar.report(&format!(
@@ -388,15 +387,4 @@ pub(crate) fn kernel_calls(
         let _ = sys.apply(w, c);
         *w = sys.canonical(w);
     })
-}
-
-/// `rmapcheck cpatch --kernel DIR SPEC`: the C patch's edit spec as a unified diff on `out`.
-pub fn cpatch(kernel: &std::path::Path, spec: &std::path::Path, out: &mut dyn Write) -> CmdResult {
-    match crate::ccheck::cpatch::diff(kernel, spec) {
-        Ok(text) => {
-            out.write_all(text.as_bytes())?;
-            Ok(Exit::Ok)
-        }
-        Err(e) => Err(CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
-    }
 }

@@ -9,12 +9,12 @@
 //! searched on timely workers (`explore::distributed`): the same verdicts and traces; a cluster
 //! that cannot be set up is an error of that model (exit 2).
 
-use super::check_scope::effective_scopes;
 use super::consequence;
-use super::formats::{self, Case, Status};
+use super::scope::effective_scopes;
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
-use super::{discover_models, load_model};
-use super::{CmdError, CmdResult, Exit};
+use crate::cmd::formats::{self, Case, Status};
+use crate::cmd::{discover_models, load_model};
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::budget::{self, Budget};
 use crate::explore::scope::Scope;
 use crate::explore::search::{search_within, Outcome, Stats};
@@ -23,8 +23,8 @@ use crate::trace::text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use super::check_args::CheckArgs;
-pub use super::formats::TraceFormat;
+pub use super::args::CheckArgs;
+pub use crate::cmd::formats::TraceFormat;
 
 /// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two
 /// models share a stem, the path's components joined with `-`.
@@ -102,7 +102,7 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         }
         found
     } else {
-        match super::expand_model_args(&a.models) {
+        match crate::cmd::expand_model_args(&a.models) {
             Ok(m) => m,
             Err(e) => {
                 return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
@@ -274,7 +274,7 @@ impl Run<'_> {
                 writeln!(self.err, "{name}: note: the reference engine runs it ({e})")?;
             }
         }
-        let bar = super::progress::Bar::new(self.a.progress, &name);
+        let bar = crate::cmd::progress::Bar::new(self.a.progress, &name);
         let budget = Budget::of_scope(&self.scope);
         // the peak resident set of this model's search, not of the models before it
         budget::reset_peak_resident();
@@ -540,10 +540,17 @@ impl Run<'_> {
         let mut said = Vec::new();
         let model = Path::new(&t.model);
         // the exit status stays the counterexample's: a missing reproducer is only reported
-        match super::repro::write_repro(t, model, Some(&path), base, &mut said, self.err) {
+        match crate::cmd::kernel::repro::write_repro(
+            t,
+            model,
+            Some(&path),
+            base,
+            &mut said,
+            self.err,
+        ) {
             Ok(_) => {}
-            Err(super::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
-            Err(super::CmdError::Io(e)) => return Err(e),
+            Err(crate::cmd::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
+            Err(crate::cmd::CmdError::Io(e)) => return Err(e),
         }
         let said = String::from_utf8_lossy(&said).into_owned();
         for l in said.lines() {

@@ -1,7 +1,7 @@
 //! The options of `rmapcheck check` ([`CheckArgs`]), apart from the command so that what reads
 //! them (the scopes of `check_scope`, `compare`) names only this.
 
-use super::formats::TraceFormat;
+use crate::cmd::formats::TraceFormat;
 use crate::explore::scope::Mode;
 use crate::explore::simulate::Simulation;
 use std::path::PathBuf;

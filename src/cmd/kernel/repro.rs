@@ -2,8 +2,8 @@
 //! that makes the trace's calls as system calls: of a model's trace (`oracle::repro`), or of
 //! the document of `check --kernel --format json` (`ccheck::repro`).
 
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::oracle::repro;
 use crate::trace::Trace;
 use std::io::Write;

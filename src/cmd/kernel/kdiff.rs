@@ -1,8 +1,8 @@
 //! `rmapcheck kdiff`: the model's call sequences replayed on the running kernel, every live
 //! mm's layout compared with the model's after each call.
 
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::scope::Scope;
 use crate::oracle::expected::ALL;
 use crate::oracle::kdiff::{Mismatch, Options, Report};
@@ -134,7 +134,7 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         timeout: Duration::from_secs(10),
         stop_after: 0,
     };
-    let bar = super::progress::Bar::new(a.progress, "kdiff");
+    let bar = crate::cmd::progress::Bar::new(a.progress, "kdiff");
     let r = crate::oracle::kdiff::kdiff_with(&prog, &scope, &opts, &mut |seqs, calls, secs| {
         bar.report(&format!(
             "kdiff: {seqs} sequences, {calls} calls on the kernel, {secs:.0}s"
