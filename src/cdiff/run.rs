@@ -88,8 +88,8 @@ fn run_seq(
         }
         corrupt(h, &opts.corrupt)?;
         *calls += 1;
-        let c = match h.world() {
-            Ok(c) => c,
+        let dump = match h.dump() {
+            Ok(d) => d,
             Err(d) => {
                 return Ok(Some(mismatch(
                     format!("the C harness died dumping its world: {d}"),
@@ -97,6 +97,8 @@ fn run_seq(
                 )))
             }
         };
+        // a dump that cannot be read (notes past the glue's limit) is the harness's error
+        let c = crate::charness::cdump::parse(&dump).map_err(|what| Died { what })?;
         if model_raw.canonical() != c.canonical() {
             let mut m = mismatch("the worlds differ (lines marked <-)".to_string(), Some(c));
             m.known = known::explain(&m);

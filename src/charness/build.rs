@@ -44,7 +44,7 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "cdiff-build 6";
+const BUILD_VERSION: &str = "charness-build 7";
 
 /// The tree operations mm/vma.c calls, routed through the glue's lock-checking wrappers.
 const TREE_OPS: &[&str] = &[

@@ -4,7 +4,6 @@
 //! `BUG`, AddressSanitizer) or hangs is reported as [`Died`] with what it printed last, and
 //! [`Harness::restart`] gives a fresh process for the next sequence.
 
-use super::canon::Raw;
 use crate::world::World;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -213,12 +212,6 @@ impl Harness {
                 what: format!("the harness refused `{req}`: {r}"),
             })
         }
-    }
-
-    /// The C world now, read from a `dump`.
-    pub fn world(&mut self) -> Result<Raw, Died> {
-        let d = self.dump()?;
-        super::cdump::parse(&d).map_err(|e| Died { what: e })
     }
 
     /// `dump`: the dump's lines (without the final `end`).

@@ -9,7 +9,8 @@
 //!   the harness binary of a tree, cached by a hash of its inputs ([`csource`],
 //!   [`precedence`], [`replaced`], [`lock_wrappers`] are the build-time surgery);
 //! - [`Harness`]: the process and its line protocol: [`Harness::reset`], [`Harness::call`],
-//!   [`Harness::world`] (a dump, parsed), and their pipelined forms for a replay
+//!   [`Harness::dump`] (read by [`cdump::parse`]; a dump whose notes overflowed
+//!   the glue's table is a harness error), and their pipelined forms for a replay
 //!   ([`Harness::send`], [`Harness::reset_reply`], [`Harness::call_reply`],
 //!   [`Harness::dump_reply`]);
 //! - [`calls`]: which model entry points the harness reaches and the request each becomes;
