@@ -1,6 +1,8 @@
 //! Finding and loading model files: a model file or a directory holding one, compiled against
 //! the world's schema. Every layer that needs a model (the commands, the fuzzing harness, the
 //! proofs) loads it here, so a path means the same thing everywhere.
+//!
+//! It names nothing above the world and the checks.
 
 use crate::lang::{self, Diagnostic, Program};
 use std::path::{Path, PathBuf};

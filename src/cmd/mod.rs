@@ -11,6 +11,8 @@
 //! | 3 | incomplete: a bound or the first signal stopped the search ([`Exit::Incomplete`]) |
 //! | 130 | a second SIGINT/SIGTERM (the signal handler exits at once) |
 //! | 141 | standard output or error was closed (a reader such as `head` went away) |
+//!
+//! Only the binary (src/main/) names it; the library never calls the command line.
 
 pub mod check;
 pub mod diff;

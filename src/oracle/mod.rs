@@ -2,6 +2,8 @@
 //! callers-mode counterexamples (`rmapcheck repro`). Model page `p` is the 4 KiB page at
 //! `BASE + p * 4096` of a process standing for the model mm; see README.md, "Checking the model
 //! against your kernel".
+//!
+//! It names nothing of the fuzzing harness, the report, the C harness or the commands.
 
 pub mod compare;
 pub(crate) mod driver;

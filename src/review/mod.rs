@@ -4,6 +4,8 @@
 //! the command (`cmd::kernel::review`) applies the patches cumulatively to one copy of the tree and
 //! runs the C search of `check --kernel` after each patch that touches a file the harness
 //! builds; [`reply`] writes the replies. See docs/REVIEW.md.
+//!
+//! It names nothing of the commands.
 
 pub mod mail;
 pub mod reply;
