@@ -140,6 +140,9 @@ static void glue_dump(void)
 		printf("violation %s\n", glue_violations[i]);
 	for (i = 0; i < glue_nwarns; i++)
 		printf("warn %s\n", glue_warns[i]);
+	if (glue_violations_over || glue_warns_over)
+		printf("overflow GLUE_MAX_NOTES %d violations %d warnings %d\n", GLUE_MAX_NOTES,
+		       glue_violations_over, glue_warns_over);
 	printf("end\n");
 }
 

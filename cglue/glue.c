@@ -23,11 +23,15 @@ struct glue_lock_rec {
 static struct glue_lock_rec glue_locks[GLUE_MAX_LOCKS];
 static int glue_nlocks;
 
-/* Notes kept for the dump: WARNs and lock violations, in order. */
+/* Notes kept for the dump: WARNs and lock violations, in order. Those past GLUE_MAX_NOTES are
+ * counted, never dropped silently: the dump then ends with an `overflow` line naming the limit,
+ * which rmapcheck refuses as a harness error. */
 static char glue_warns[GLUE_MAX_NOTES][GLUE_NOTE_LEN];
 static int glue_nwarns;
+static int glue_warns_over;
 static char glue_violations[GLUE_MAX_NOTES][GLUE_NOTE_LEN];
 static int glue_nviolations;
+static int glue_violations_over;
 
 /* VMAs vma_start_write() was called on since the last mmap_lock release of their mm. */
 static struct vm_area_struct *glue_wlocked[GLUE_MAX_OBJS];
@@ -42,8 +46,11 @@ static const char *const glue_class_names[] = {
 
 void glue_warn(const char *file, int line, const char *cond)
 {
-	if (glue_nwarns < GLUE_MAX_NOTES)
-		snprintf(glue_warns[glue_nwarns++], GLUE_NOTE_LEN, "%s:%d %s", file, line, cond);
+	if (glue_nwarns == GLUE_MAX_NOTES) {
+		glue_warns_over++;
+		return;
+	}
+	snprintf(glue_warns[glue_nwarns++], GLUE_NOTE_LEN, "%s:%d %s", file, line, cond);
 }
 
 void glue_bug(const char *file, int line, const char *cond)
@@ -57,8 +64,10 @@ void glue_violation(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (glue_nviolations >= GLUE_MAX_NOTES)
+	if (glue_nviolations == GLUE_MAX_NOTES) {
+		glue_violations_over++;
 		return;
+	}
 	va_start(ap, fmt);
 	vsnprintf(glue_violations[glue_nviolations++], GLUE_NOTE_LEN, fmt, ap);
 	va_end(ap);

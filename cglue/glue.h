@@ -4,7 +4,7 @@
  * tools/testing/vma environment. Written for rmapcheck; no kernel text in it.
  *
  * The build copies tools/testing/vma into its cache directory, removes the stubs named in
- * src/cdiff/build.rs from the copy's include/stubs.h and include/custom.h, replaces the
+ * src/charness/build.rs from the copy's include/stubs.h and include/custom.h, replaces the
  * copy's struct anon_vma_chain / struct anon_vma with the kernel's own definitions (taken from
  * include/linux/rmap.h at build time) and includes this header at the end of the copy's
  * vma_internal.h, so that mm/vma.c, mm/vma_init.c and mm/vma_exec.c see it.
@@ -235,7 +235,7 @@ void glue_anon_rmap_tree_remove(struct anon_vma_chain *avc, struct anon_vma *ano
  * declared from their definitions at build time: rmap_gen.c compiles them after mm/vma.c. One
  * that takes a tree's owner (an address_space or an anon_vma) and is not a query is compiled
  * under its __real_ name, behind a generated wrapper by its own name (rmap_helpers.c) that
- * checks the owner's lock as glue.c's wrappers do (src/cdiff/helpers.rs).
+ * checks the owner's lock as glue.c's wrappers do (src/charness/lock_wrappers.rs).
  */
 #include "rmap_protos.h"
 

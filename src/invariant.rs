@@ -5,6 +5,8 @@
 //! can only name an invariant the checker knows and an [`InvariantSet`] can never meet one it
 //! does not. Each invariant also carries its [`Consequence`] on a production kernel, the rank a
 //! verdict orders its findings by.
+//!
+//! It names nothing but the trees.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -11,8 +11,12 @@
 //! system, its breadth-first search and random walks, the budget) under every search of the
 //! model and of the C; [`explore`] searches call sequences and builds,
 //! replays and minimises traces by re-running calls; [`report`], [`oracle`], [`fuzzing`] and
-//! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under [`cmd`]), [`cdiff`] (the model against a kernel tree's own C) on
-//! [`oracle`]'s call sequences, and [`ccheck`] (the C searched, a patch applied) on [`cdiff`].
+//! [`cmd`] build on all of them (and [`review`], a series answered patch by patch, under
+//! [`cmd`]). [`charness`] (a kernel tree's own C built and run as a harness, both worlds in one
+//! canonical form) sits on [`oracle`]'s call sequences; [`cdiff`] (the model against the C) and
+//! [`ccheck`] (the C searched, a patch applied) both sit on [`charness`] and neither names the
+//! other. [`known`] is the one type of a known finding (a difference between the model and the
+//! kernel that is understood and named), used by kdiff's and cdiff's registries.
 //!
 //! Every import points down one table of layers (tests/cli/layering.rs, `LAYERS`): at the
 //! bottom, [`value`] names nothing else of the crate, [`tree`] nothing but std and itself,
@@ -24,6 +28,7 @@
 
 pub mod ccheck;
 pub mod cdiff;
+pub mod charness;
 pub mod check;
 pub mod checker;
 pub mod cmd;
@@ -32,6 +37,7 @@ pub mod exec;
 pub mod explore;
 pub mod fuzzing;
 pub mod invariant;
+pub mod known;
 pub mod lang;
 pub mod models;
 pub mod oracle;

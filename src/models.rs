@@ -1,9 +1,15 @@
 //! Finding and loading model files: a model file or a directory holding one, compiled against
 //! the world's schema. Every layer that needs a model (the commands, the fuzzing harness, the
 //! proofs) loads it here, so a path means the same thing everywhere.
+//!
+//! It names nothing above the world and the checks.
 
 use crate::lang::{self, Diagnostic, Program};
 use std::path::{Path, PathBuf};
+
+/// The baseline model: the kernel as it is (v7.3-rc4's mm/vma.c), which patch models, the
+/// oracle, the reproducers and the C search's model side default to.
+pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 
 /// Why a model cannot be found or loaded. The messages of a single model argument
 /// ([`resolve_model`], [`load_model`]) end their own lines, like rendered diagnostics.

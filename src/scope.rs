@@ -3,6 +3,8 @@
 //! mode (`callers`: the kernel's real call sites; `contract`: any arguments the internal
 //! functions' preconditions allow) and the time/state bounds after which a search is reported
 //! incomplete. Scopes are TOML; a few are built in by name.
+//!
+//! It names nothing of the searches, the traces or the commands.
 
 use crate::check::{Invariant, InvariantSet};
 use crate::world::scenario::{FileSpec, MmSpec, Scenario};

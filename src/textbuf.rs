@@ -1,6 +1,8 @@
 //! Formatting into a `String`, which cannot fail: `s.push_line(format_args!(...))` in place of
 //! `writeln!(s, ...)` with its `Result` thrown away. The trait is implemented for `String` only,
 //! so a writer that can fail (standard output, a file) never goes through it.
+//!
+//! It names nothing else of the crate.
 
 use std::fmt::{Arguments, Write};
 

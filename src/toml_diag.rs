@@ -1,5 +1,7 @@
 //! TOML parse errors of the project's input files (scenarios, scopes, proof obligations) as
 //! `line:col: message`, so every bad input names its position.
+//!
+//! It names nothing else of the crate.
 
 /// `line:col` (1-based) of byte `offset` of `text`.
 fn line_col(text: &str, offset: usize) -> String {

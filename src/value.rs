@@ -4,6 +4,8 @@
 //! constants and slot initialisers to these values, `exec` computes with them (and re-exports
 //! them from `exec::host`), the world stores them. This file names nothing else in the crate
 //! (tests/cli/layering.rs checks that).
+//!
+//! It names nothing else of the crate.
 
 use serde::{Deserialize, Serialize};
 

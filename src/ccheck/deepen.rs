@@ -7,7 +7,7 @@
 
 use super::coverage::{self, Accept, Changes, Hits, Tally};
 use super::{Outcome, Run};
-use crate::cdiff::build;
+use crate::charness::build;
 use crate::checker::Verdict;
 use crate::explore::scope::Scope;
 use crate::lang::Program;

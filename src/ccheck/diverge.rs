@@ -82,17 +82,14 @@ impl Divergence {
     /// The divergence in cdiff's form: the calls, then both worlds with the lines the other
     /// does not have marked.
     pub fn render(&self) -> String {
-        let m = crate::cdiff::run::Mismatch {
-            calls: self.calls.clone(),
+        let sides = crate::charness::worlds_text::Sides {
+            calls: &self.calls,
             at: self.calls.len().saturating_sub(1),
-            what: "the model's world and the C's differ (lines marked <-)".to_string(),
-            model: self.model.clone(),
-            c: self.c.clone(),
-            model_raw: Default::default(),
-            c_raw: Some(Default::default()),
-            known: None,
+            what: "the model's world and the C's differ (lines marked <-)",
+            model: &self.model,
+            c: Some(&self.c),
         };
-        crate::cdiff::render::mismatch(1, &m).replacen("\nMISMATCH 1: after", "\n  after", 1)
+        crate::charness::worlds_text::text("  after", &sides)
     }
 }
 

@@ -12,7 +12,7 @@
 //! fired; the page-level invariants and the walker checkpoints' findings from the ghost pages
 //! ([`super::pages`]). The per-VMA lock and lock-order invariants need threads.
 
-use crate::cdiff::canon::{Raw, RawNode, RawTree, RawVma};
+use crate::charness::canon::{Raw, RawNode, RawTree, RawVma};
 use crate::invariant::{Invariant, InvariantSet};
 use std::collections::{HashMap, HashSet};
 
@@ -429,7 +429,7 @@ fn layout(r: &Raw, found: &mut Vec<Violation>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cdiff::canon::{RawAnon, RawMm};
+    use crate::charness::canon::{RawAnon, RawMm};
 
     fn world() -> Raw {
         Raw {

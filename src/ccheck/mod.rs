@@ -1,12 +1,15 @@
 //! `rmapcheck check --kernel DIR [--patch FILE]...`: the kernel's C checked as a reviewer
 //! receives it. Each diff (and each C mutant's edit spec) is applied to a patched copy of the
-//! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness of `cdiff` is built from that copy;
-//! and an exhaustive breadth-first search over the harness's vma.c-level alphabet
-//! ([`system`], on the checker core of `checker`) checks the sequential invariants on
+//! tree ([`overlay`], [`patch`], [`cmutant`]); the C harness ([`crate::charness`]) is built
+//! from that copy; and an exhaustive breadth-first search over the harness's vma.c-level
+//! alphabet ([`system`], on the checker core, `checker`) checks the sequential invariants on
 //! the C world after every call ([`invariants`]), and the model's world against the C's
-//! ([`diverge`]): a search never acts on a model that has left the kernel. Counterexamples are
-//! shown with the calls in kernel form, the C world at the failure and what the model says
+//! ([`diverge`]): a search never acts on a model that has left the kernel. The same system runs
+//! under the core's seeded random walks (`--simulate`) and the distributed search (`--workers`).
+//! Counterexamples are shown with the calls in kernel form, the C world at the failure and what the model says
 //! after the same calls ([`report`]). See docs/CHECK-C.md.
+//!
+//! It sits on `charness` and names nothing of `cdiff`, `review` or the commands.
 
 pub mod cmutant;
 pub mod consequence;
@@ -24,7 +27,7 @@ pub mod repro;
 pub mod system;
 pub mod violation;
 
-use crate::cdiff::build::{self, Built};
+use crate::charness::build::{self, Built};
 use crate::checker::budget::Budget;
 use crate::checker::shrink;
 use crate::checker::walk::{self, Walked, Walks};

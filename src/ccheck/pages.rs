@@ -16,8 +16,8 @@
 //!   glue at the lock moments inside a call (notes naming the kernel function and line).
 
 use super::violation::Violation;
-use crate::cdiff::canon::{Raw, RawVma};
-use crate::cdiff::pages::{RawFolio, RawFolioKind};
+use crate::charness::canon::{Raw, RawVma};
+use crate::charness::pages::{RawFolio, RawFolioKind};
 use crate::invariant::Invariant;
 use std::collections::HashMap;
 
@@ -219,8 +219,8 @@ fn exact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cdiff::canon::{RawAnon, RawMm};
-    use crate::cdiff::pages::RawPages;
+    use crate::charness::canon::{RawAnon, RawMm};
+    use crate::charness::pages::RawPages;
 
     /// One anonymous VMA [0, 2) of anon_vma 10 with a page at 1, walked back.
     fn world() -> Raw {

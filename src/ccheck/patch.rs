@@ -8,7 +8,7 @@
 //! apply, left out and listed: never an error.
 
 use super::overlay::{inside, Overlay};
-use crate::cdiff::build;
+use crate::charness::build;
 use std::path::Path;
 use std::process::Command;
 

@@ -6,7 +6,7 @@
 use super::invariants::{not_checked, CHECKED};
 use super::system::CFailure;
 use super::Outcome;
-use crate::cdiff::calls::{drive, COMPARED};
+use crate::charness::calls::{drive, COMPARED};
 use crate::checker::Verdict;
 use crate::entry::EntryPoint;
 use crate::invariant::Invariant;

@@ -7,7 +7,7 @@
 //!
 //! The calls offered in a state are the scope's alphabet (`explore::alphabet`) in the model's
 //! world after the same sequence, each turned into its harness request as cdiff does
-//! (`cdiff::calls`); calls the harness cannot reach are counted and named, never run. A state
+//! (`charness::calls`); calls the harness cannot reach are counted and named, never run. A state
 //! is the pair (C world, model world): its fingerprint hashes the C's canonical dump and the
 //! model's world, so that the calls offered are a function of the state. The model's world
 //! also gives, at a failure, what the model says after the same calls (cdiff there).
@@ -19,10 +19,9 @@
 
 use super::diverge::{Compared, Divergence, Divergences};
 use super::invariants::{self, Violation};
-use crate::cdiff::calls::{drive, reset};
-use crate::cdiff::canon::Raw;
-use crate::cdiff::harness::{Died, Harness};
-use crate::cdiff::{cdump, run::model_lines};
+use crate::charness::calls::{drive, reset};
+use crate::charness::canon::Raw;
+use crate::charness::{cdump, model_lines, Died, Harness};
 use crate::checker::budget::Budget;
 use crate::checker::walk::{Step, Walk};
 use crate::checker::{Expansion, Start, TransitionSystem};
@@ -152,7 +151,7 @@ impl<'a> CSystem<'a> {
         timeout: Duration,
         baseline: Option<PathBuf>,
     ) -> Result<Self, String> {
-        let w0 = crate::cdiff::run::initial_world(model.scope)?;
+        let w0 = crate::charness::initial_world(model.scope)?;
         Ok(CSystem {
             w0: model.canonical(&w0),
             model,
@@ -293,19 +292,9 @@ impl<'a> CSystem<'a> {
         path: &[Option<String>],
         req: &Option<String>,
     ) -> Result<Vec<String>, Died> {
-        let r = h.reply()?;
-        if r != "ok 0" {
-            return Err(Died {
-                what: format!("reset refused: {r}"),
-            });
-        }
+        h.reset_reply()?;
         for q in path.iter().chain(std::iter::once(req)).flatten() {
-            let r = h.reply()?;
-            if !r.starts_with("ok ") {
-                return Err(Died {
-                    what: format!("the harness refused `{q}`: {r}"),
-                });
-            }
+            h.call_reply(q)?;
             self.counts.c_calls.fetch_add(1, Ordering::Relaxed);
         }
         h.dump_reply()

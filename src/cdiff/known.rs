@@ -1,6 +1,7 @@
-//! Known findings: differences between the model and the kernel's C that are understood and
-//! named, with the kernel text that explains them. Each recognises only its own mismatches;
-//! anything else is reported as unexplained.
+//! Known findings of cdiff: differences between the model and the kernel's C that are
+//! understood and named, each a [`Finding`] (the one type of `crate::known`) with the kernel
+//! evidence that explains it. Each recognises only its own mismatches; anything else is
+//! reported as unexplained.
 //!
 //! There are none today, and a plain `cdiff` fails on any mismatch. The last two were fixed
 //! where they were wrong: `mprotect-drops-vm-account` (the model had no VM_ACCOUNT; it has it
@@ -9,20 +10,13 @@
 //! faulted, which exec never does: copying the argument strings faults it first; the offer now
 //! requires an anon_vma). Both sequences are regression tests in tests/cli/cdiff.rs.
 
-use super::run::Mismatch;
-
-/// A named finding.
-pub struct Known {
-    pub name: &'static str,
-    /// What the C does that the model does not, with the kernel evidence.
-    pub why: &'static str,
-    recognise: fn(&Mismatch) -> bool,
-}
+use super::mismatch::Mismatch;
+use crate::known::Finding;
 
 /// Every known finding.
-pub const ALL: &[Known] = &[];
+pub const ALL: &[Finding<Mismatch>] = &[];
 
 /// The known finding that explains `m`, if one does.
 pub fn explain(m: &Mismatch) -> Option<&'static str> {
-    ALL.iter().find(|k| (k.recognise)(m)).map(|k| k.name)
+    crate::known::explain(ALL, m)
 }

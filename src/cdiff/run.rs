@@ -3,16 +3,16 @@
 //! from `reset` in the harness; a harness that dies or hangs is a mismatch of that sequence
 //! (the C crashed), and a fresh harness runs the next one.
 
-use super::calls::{drive, reset};
-use super::canon::Raw;
-use super::harness::{Died, Harness};
 use super::known;
+pub use super::mismatch::Mismatch;
+use crate::charness::calls::drive;
+use crate::charness::canon::Raw;
+use crate::charness::{initial_world, Died, Harness};
 use crate::explore::op::{apply, CheckOpts};
 use crate::explore::scope::Scope;
 use crate::lang::Program;
 use crate::oracle::sequences::{generate_with, Drive, Gen, GenStats, Seq};
 use crate::world::scenario::Call;
-use crate::world::World;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -30,23 +30,6 @@ pub struct Options {
     pub corrupt: Option<String>,
 }
 
-/// One sequence whose worlds differ.
-#[derive(Clone, Debug)]
-pub struct Mismatch {
-    pub calls: Vec<Call>,
-    /// Index of the call after which the worlds differ.
-    pub at: usize,
-    pub what: String,
-    /// The canonical lines of both worlds (the C's empty when it died).
-    pub model: Vec<String>,
-    pub c: Vec<String>,
-    /// Both worlds before naming (the C's None when it died), for the known findings.
-    pub model_raw: Raw,
-    pub c_raw: Option<Raw>,
-    /// The known finding that explains it, if one does.
-    pub known: Option<&'static str>,
-}
-
 /// What a run found.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -60,17 +43,6 @@ pub struct Report {
     pub seconds: f64,
     /// Harness processes started (1 + restarts after a death).
     pub harness_starts: usize,
-}
-
-/// The canonical lines of a model world.
-pub fn model_lines(w: &World) -> Vec<String> {
-    super::model::raw(w).canonical()
-}
-
-/// The harness's world now.
-pub fn c_raw(h: &mut Harness) -> Result<Raw, Died> {
-    let d = h.dump()?;
-    super::cdump::parse(&d).map_err(|e| Died { what: e })
 }
 
 fn corrupt(h: &mut Harness, what: &Option<String>) -> Result<(), Died> {
@@ -89,14 +61,9 @@ fn run_seq(
     opts: &Options,
     calls: &mut usize,
 ) -> Result<Option<Mismatch>, Died> {
-    let r = h.request(&reset(&seq.worlds[0]))?;
-    if r != "ok 0" {
-        return Err(Died {
-            what: format!("reset refused: {r}"),
-        });
-    }
+    h.reset(&seq.worlds[0])?;
     for (i, op) in seq.ops.iter().enumerate() {
-        let model_raw = super::model::raw(&seq.worlds[i + 1]);
+        let model_raw = crate::charness::model::raw(&seq.worlds[i + 1]);
         let mismatch = |what: String, c_raw: Option<Raw>| Mismatch {
             calls: seq.calls.clone(),
             at: i,
@@ -117,16 +84,12 @@ fn run_seq(
                     )))
                 }
             };
-            if !r.starts_with("ok ") {
-                return Err(Died {
-                    what: format!("the harness refused `{req}`: {r}"),
-                });
-            }
+            Harness::accepted(req, r)?;
         }
         corrupt(h, &opts.corrupt)?;
         *calls += 1;
-        let c = match c_raw(h) {
-            Ok(c) => c,
+        let dump = match h.dump() {
+            Ok(d) => d,
             Err(d) => {
                 return Ok(Some(mismatch(
                     format!("the C harness died dumping its world: {d}"),
@@ -134,6 +97,8 @@ fn run_seq(
                 )))
             }
         };
+        // a dump that cannot be read (notes past the glue's limit) is the harness's error
+        let c = crate::charness::cdump::parse(&dump).map_err(|what| Died { what })?;
         if model_raw.canonical() != c.canonical() {
             let mut m = mismatch("the worlds differ (lines marked <-)".to_string(), Some(c));
             m.known = known::explain(&m);
@@ -210,19 +175,6 @@ pub fn cdiff(
     rep.gen = gen;
     rep.seconds = t0.elapsed().as_secs_f64();
     Ok(rep)
-}
-
-/// The scope's initial world, which must hold no VMA (the harness starts from empty mms).
-pub fn initial_world(scope: &Scope) -> Result<World, String> {
-    let w0 = scope
-        .initial_scenario()
-        .build()
-        .map_err(|e| e.to_string())?
-        .canonical();
-    if !w0.vmas.is_empty() || w0.mms.len() != 1 {
-        return Err("cdiff needs an initial world of one empty mm".into());
-    }
-    Ok(w0)
 }
 
 /// What [`one_sequence`] found.

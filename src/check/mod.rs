@@ -3,6 +3,8 @@
 //! every step where the tree's lock is not held; whole-world checks run at operation
 //! boundaries; step-local checks (stale-descent, tree preconditions, lock misuse) are raised by
 //! the builtins themselves and collected here.
+//!
+//! It names nothing above the world: no search, trace or command.
 
 pub mod crosscheck;
 pub mod dirty;

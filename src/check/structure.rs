@@ -2,9 +2,9 @@
 //! write-side lock is held (an update in progress may legitimately leave them inconsistent):
 //! every tree, or only the trees a step or a call marked (`super::dirty`).
 
-use super::dirty::TreeSet;
 use super::{Invariant, Violation};
 use crate::tree::{validate, TreeViolation};
+use crate::world::tree_marks::TreeSet;
 use crate::world::{AnonKeys, FileKeys, World};
 
 fn file_tree_locked(w: &World, m: usize) -> bool {

@@ -124,9 +124,9 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         ..Config::default()
     };
     let name = a.model.display().to_string();
-    let start = a.audit.then(super::audit::begin);
+    let start = a.audit.then(super::check::audit::begin);
     let ran = run_sets(a, &prog, &name, &world, &writer, &sets, &cfg, out);
-    let audit = start.map(super::audit::take);
+    let audit = start.map(super::check::audit::take);
     let (status, states) = ran?;
     let held = format!(
         "{name}: holds; writer {writer} against {} walker set(s), {states} states",
@@ -158,11 +158,15 @@ fn audited(
     if status == Exit::Ok && d.is_empty() {
         writeln!(out, "{held}")?;
     }
-    writeln!(out, "{}", super::audit::describe(name, compared, d))?;
+    writeln!(out, "{}", super::check::audit::describe(name, compared, d))?;
     if d.is_empty() || status != Exit::Ok {
         return Ok(status);
     }
-    writeln!(out, "{name}: incomplete: {}", super::audit::reason(d.len()))?;
+    writeln!(
+        out,
+        "{name}: incomplete: {}",
+        super::check::audit::reason(d.len())
+    )?;
     Ok(Exit::Incomplete)
 }
 

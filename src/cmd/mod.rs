@@ -11,34 +11,25 @@
 //! | 3 | incomplete: a bound or the first signal stopped the search ([`Exit::Incomplete`]) |
 //! | 130 | a second SIGINT/SIGTERM (the signal handler exits at once) |
 //! | 141 | standard output or error was closed (a reader such as `head` went away) |
+//!
+//! Only the binary (src/main/) names it; the library never calls the command line.
 
-mod audit;
-pub mod ccheck;
-pub mod cdiff;
 pub mod check;
-pub mod check_scope;
-pub mod compare;
-mod consequence;
 pub mod diff;
 pub mod drift;
-mod drift_stand_ins;
-mod drift_text;
 pub mod formats;
 pub mod fuzz;
 pub mod interleave;
-pub mod kdiff;
+pub mod kernel;
 pub mod list;
 pub mod locks;
 pub mod new;
 pub mod posting;
 pub mod progress;
-pub mod prove;
 pub mod replay;
 pub mod report;
-pub mod review;
 pub mod run;
 pub mod tree;
-mod verdict;
 
 pub use crate::models::{discover_models, expand_model_args, load_model, resolve_model};
 

@@ -42,6 +42,8 @@
 //! tests/fuzz/entry_table.rs then checks the new record with the others: every offered call
 //! meets the preconditions, every pick does, and the names round-trip; add a refused call for
 //! each new rule there.
+//!
+//! It names nothing above the world, the checks and the interpreter.
 
 mod contract;
 mod fixed;

@@ -4,8 +4,8 @@
 //! back to the general path for everything else (world accesses, calls, returns, local struct
 //! fields, and an operator that faults).
 
+use super::frame::Frame;
 use super::host::Value;
-use super::thread::Frame;
 use crate::lang::ast::{BinOp, UnOp};
 use crate::lang::program::Op;
 

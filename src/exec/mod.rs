@@ -1,6 +1,10 @@
 //! The interpreter: resumable model threads that act on the world through the `Host` trait.
+//!
+//! It reaches the world only through `Host` and names nothing of `world`, the checks or any layer
+//! above.
 
 pub mod compiled;
+mod frame;
 pub mod host;
 mod local;
 pub(crate) mod machine;

@@ -2,6 +2,7 @@
 //! and its heap of local struct instances. Threads are plain data, so the explorer can clone,
 //! compare and hash them between steps.
 
+use super::frame::Frame;
 use super::host::{Host, HostError, ThreadId, Value};
 use super::local::{binary, run_local};
 use super::spare::{recycle, spare_values};
@@ -25,16 +26,6 @@ const FRAMES_ROOM: usize = 8;
 
 /// Most local-only instructions `step_visible` runs before deciding the model loops forever.
 pub(crate) const MAX_LOCAL_RUN: u64 = 1_000_000;
-
-#[derive(Debug, PartialEq, Eq, Hash)]
-pub(super) struct Frame {
-    func: FuncId,
-    pub(super) pc: u32,
-    pub(super) locals: Vec<Value>,
-    pub(super) stack: Vec<Value>,
-    /// Heap length when the frame started; its struct instances live above it.
-    heap_base: u32,
-}
 
 /// A struct value owned by the thread (`struct vma_prepare vp;`).
 #[derive(Debug, PartialEq, Eq, Hash)]

@@ -70,7 +70,7 @@
 //! reductions (they renumber the mms and files that keys name); `scope.rs` refuses both.
 
 use super::alphabet;
-use super::search::{fingerprint, CallFailure, CallStep, CallSystem};
+use super::call_step::{fingerprint, CallFailure, CallStep, CallSteps};
 use crate::checker::budget::Budget;
 use crate::checker::{Expansion, Start, TransitionSystem};
 use crate::entry::{Arg, EntryPoint};
@@ -151,12 +151,13 @@ pub(crate) struct Sleeping {
     sleep: Vec<Key>,
 }
 
-/// [`CallSystem`] with sleep sets: the same states and steps, fewer calls run.
-pub(crate) struct CommuteSystem<'a> {
-    pub(crate) calls: CallSystem<'a>,
+/// A call system ([`CallSteps`]; `search`'s) with sleep sets: the same states and steps, fewer
+/// calls run.
+pub(crate) struct CommuteSystem<S> {
+    pub(crate) calls: S,
 }
 
-impl TransitionSystem for CommuteSystem<'_> {
+impl<S: CallSteps> TransitionSystem for CommuteSystem<S> {
     type State = Sleeping;
     type Action = Call;
     type Failure = CallFailure;
@@ -194,7 +195,7 @@ impl TransitionSystem for CommuteSystem<'_> {
 }
 
 fn expand(
-    sys: &CallSystem<'_>,
+    sys: &impl CallSteps,
     s: &Sleeping,
     depth: u32,
 ) -> Expansion<Call, Sleeping, CallFailure> {
@@ -210,7 +211,7 @@ fn expand(
         .collect();
     let last_mm = live.last().copied().unwrap_or(0);
     let mut apart = (live.len() >= 2).then(|| Apart::new(w, &s.sleep));
-    for call in alphabet::calls(sys.scope, sys.prog, w) {
+    for call in alphabet::calls(sys.scope(), sys.program(), w) {
         if let Some(reason) = sys.budget().poll() {
             ex.stopped = Some(reason);
             return ex;

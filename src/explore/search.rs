@@ -19,14 +19,8 @@ use crate::world::scenario::Call;
 use crate::world::World;
 use std::sync::Arc;
 
+pub use super::call_step::{fingerprint, CallFailure, CallStep};
 pub use crate::checker::{Progress, Stats};
-
-/// Stable 64-bit fingerprint of a (canonical) world.
-pub fn fingerprint(w: &World) -> u64 {
-    // XXH3-64 over a platform-independent byte stream: the same on every run and machine, and
-    // uniform enough for the collision estimate (see `world::fingerprint`)
-    crate::world::fingerprint::stable_hash(w)
-}
 
 /// How a search ended.
 #[derive(Debug)]
@@ -68,16 +62,6 @@ pub struct CallSystem<'a> {
     engine_note: Option<String>,
     /// The program's footprints for the walker explorations (a scope with walkers).
     footprints: Option<Arc<Table>>,
-}
-
-/// Why a call sequence failed.
-pub enum CallFailure {
-    /// The initial world already violates an invariant.
-    Initial(Vec<check::Violation>),
-    /// The last call failed on its own.
-    Call,
-    /// The last call failed against concurrent walkers.
-    Interleaving(Box<ITrace>),
 }
 
 impl<'a> CallSystem<'a> {
@@ -204,14 +188,6 @@ fn recycle_world(w: World) {
     });
 }
 
-/// What [`CallSystem::call_step`] found. The successor is the common case: not boxed.
-#[allow(clippy::large_enum_variant)]
-pub enum CallStep {
-    Next(World),
-    Failed(CallFailure),
-    Stopped(String),
-}
-
 impl TransitionSystem for CallSystem<'_> {
     type State = World;
     type Action = Call;
@@ -266,6 +242,29 @@ impl TransitionSystem for CallSystem<'_> {
 
     fn recycle(&self, w: World) {
         recycle_world(w);
+    }
+}
+
+/// What the sleep-set search (`commute`) needs of the call system.
+impl super::call_step::CallSteps for CallSystem<'_> {
+    fn program(&self) -> &Program {
+        self.prog
+    }
+
+    fn scope(&self) -> &Scope {
+        self.scope
+    }
+
+    fn cut(&self, w: &World) -> bool {
+        CallSystem::cut(self, w)
+    }
+
+    fn budget(&self) -> &Budget {
+        CallSystem::budget(self)
+    }
+
+    fn call_step(&self, w: &World, call: &Call, depth: u32) -> CallStep {
+        CallSystem::call_step(self, w, call, depth)
     }
 }
 

@@ -4,6 +4,8 @@
 //! the call ([`concretise`]); and running, comparing, replaying and minimising such cases
 //! ([`case`]). The cargo-fuzz targets under `fuzz/`, the `fuzz-decode` / `replay-crash` commands
 //! and the state-machine tests all go through these functions.
+//!
+//! It names nothing of the oracle, the report, the C harness or the commands.
 
 pub mod case;
 pub mod concretise;

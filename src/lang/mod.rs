@@ -2,6 +2,8 @@
 //!
 //! Entry points: [`load_file`] and [`load_str`] give a [`Program`] or a list of
 //! [`Diagnostic`]s, which [`render_diagnostics`] prints.
+//!
+//! It names nothing of the interpreter (`exec`) or any layer above it.
 
 pub mod ast;
 pub mod check;

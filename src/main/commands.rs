@@ -72,7 +72,7 @@ pub(crate) enum Cmd {
     /// base address refused, 3 the run broke off.
     Kdiff {
         /// The model (default: the baseline).
-        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(default_value = rmapcheck::models::BASELINE)]
         model: PathBuf,
         /// A built-in scope or a scope TOML file (default: default).
         #[arg(long)]
@@ -106,7 +106,7 @@ pub(crate) enum Cmd {
     /// harness cannot be built from), 3 the run broke off.
     Cdiff {
         /// The model (default: the baseline).
-        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(default_value = rmapcheck::models::BASELINE)]
         model: PathBuf,
         /// A kernel source tree of the v7.3 era (scripts/fetch-kernel.sh fetches one).
         #[arg(long)]
@@ -158,7 +158,7 @@ pub(crate) enum Cmd {
         #[command(flatten)]
         file: TraceFileOpts,
         /// The unpatched model whose layout the program checks.
-        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(long, default_value = rmapcheck::models::BASELINE)]
         baseline: PathBuf,
     },
     /// Write a counterexample trace as one self-contained HTML page: header, calls, steps of
@@ -204,7 +204,7 @@ pub(crate) enum Cmd {
         /// The patch model (a file, or a directory holding exactly one model).
         patch: PathBuf,
         /// The model to compare with.
-        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(default_value = rmapcheck::models::BASELINE)]
         base: PathBuf,
     },
     /// Compare the kernel functions the model's functions stand for (their `// kernel: FILE
@@ -212,7 +212,7 @@ pub(crate) enum Cmd {
     /// drift, 1 drift, 2 bad input.
     Drift {
         /// The model (a file, or a directory holding one model).
-        #[arg(default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(default_value = rmapcheck::models::BASELINE)]
         model: PathBuf,
         /// The kernel source tree (its top directory).
         #[arg(long)]
@@ -233,7 +233,7 @@ pub(crate) enum Cmd {
         /// The patch's short name, [a-z0-9][a-z0-9_-]*.
         name: String,
         /// The model the patch applies to.
-        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(long, default_value = rmapcheck::models::BASELINE)]
         base: PathBuf,
         /// Directory of the new model.
         #[arg(long, default_value = "models/patches")]
@@ -325,7 +325,7 @@ pub(crate) enum Cmd {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
         /// The model that chooses the calls offered and is compared at a failure.
-        #[arg(long, default_value = "models/v7.3-rc4/baseline.rmap")]
+        #[arg(long, default_value = rmapcheck::models::BASELINE)]
         model: PathBuf,
         /// A built-in scope or a scope TOML file (default: default).
         #[arg(long)]

@@ -45,11 +45,11 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                         models.len()
                     )));
                 }
-                let args = cmd::ccheck::CcheckArgs {
+                let args = cmd::kernel::ccheck::CcheckArgs {
                     model: models
                         .first()
                         .cloned()
-                        .unwrap_or_else(|| "models/v7.3-rc4/baseline.rmap".into()),
+                        .unwrap_or_else(|| rmapcheck::models::BASELINE.into()),
                     kernel: k,
                     patches: kernel.patch,
                     mutants: kernel.c_mutant,
@@ -69,7 +69,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     }),
                     cluster: cluster.clone(),
                 };
-                return cmd::ccheck::ccheck(&args, out, err);
+                return cmd::kernel::ccheck::ccheck(&args, out, err);
             }
             let args = cmd::check::CheckArgs {
                 models,
@@ -123,7 +123,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             tolerate_known,
             progress,
         } => {
-            let args = cmd::kdiff::KdiffArgs {
+            let args = cmd::kernel::kdiff::KdiffArgs {
                 model,
                 scope,
                 max_depth,
@@ -135,7 +135,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 tolerate_known,
                 progress: !progress.quiet,
             };
-            cmd::kdiff::kdiff_cmd(&args, out, err)
+            cmd::kernel::kdiff::kdiff_cmd(&args, out, err)
         }
         Cmd::Cdiff {
             model,
@@ -154,7 +154,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             corrupt_c,
             progress,
         } => {
-            let args = cmd::cdiff::CdiffArgs {
+            let args = cmd::kernel::cdiff::CdiffArgs {
                 patches: patch,
                 model,
                 kernel,
@@ -171,10 +171,10 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 corrupt: corrupt_c,
                 build_only,
             };
-            cmd::cdiff::cdiff_cmd(&args, out, err)
+            cmd::kernel::cdiff::cdiff_cmd(&args, out, err)
         }
         Cmd::Repro { file, baseline } => {
-            cmd::kdiff::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
+            cmd::kernel::repro::repro_cmd(&file.trace, file.output.as_deref(), &baseline, out, err)
         }
         Cmd::Report { file, model } => {
             cmd::report::report(&file.trace, file.output.as_deref(), model.as_deref(), out)
@@ -187,7 +187,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             procs,
             progress,
         } => {
-            let args = cmd::compare::CompareArgs {
+            let args = cmd::check::compare::CompareArgs {
                 base,
                 patch,
                 check: cmd::check::CheckArgs {
@@ -200,7 +200,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 scenario,
                 procs,
             };
-            cmd::compare::compare(&args, out, err)
+            cmd::check::compare::compare(&args, out, err)
         }
         Cmd::Drift {
             model,
@@ -237,13 +237,13 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             format,
             progress,
         } => {
-            let args = cmd::prove::ProveArgs {
+            let args = cmd::check::prove::ProveArgs {
                 files,
                 verbose,
                 format,
                 progress: !progress.quiet,
             };
-            cmd::prove::prove(&args, out, err)
+            cmd::check::prove::prove(&args, out, err)
         }
         Cmd::Replay {
             file,
@@ -264,7 +264,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             cmd::replay::replay(&args, out)
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
-        Cmd::Cpatch { kernel, spec } => cmd::ccheck::cpatch(&kernel, &spec, out),
+        Cmd::Cpatch { kernel, spec } => cmd::kernel::cpatch::cpatch(&kernel, &spec, out),
         Cmd::Review {
             series,
             kernel,
@@ -275,7 +275,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             jobs,
             progress,
         } => {
-            let args = cmd::review::ReviewArgs {
+            let args = cmd::kernel::review::ReviewArgs {
                 series,
                 kernel,
                 output,
@@ -285,7 +285,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                 threads: jobs,
                 progress: !progress.quiet,
             };
-            cmd::review::review(&args, out, err)
+            cmd::kernel::review::review(&args, out, err)
         }
         Cmd::Run { model, ops } => cmd::run::run(&model, &ops, out),
         Cmd::FuzzDecode { input } => {

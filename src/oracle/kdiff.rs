@@ -7,7 +7,8 @@ use super::driver::Session;
 use super::expected::Release;
 use super::files::Files;
 use super::ghost::Ghost;
-use super::layout::{kernel_layout, model_layout, LVma};
+use super::layout::{kernel_layout, model_layout};
+pub use super::mismatch::Mismatch;
 use super::procmaps::parse_smaps;
 use super::sequences::{generate, Gen, GenStats, Seq};
 use super::{BASE, PAGE};
@@ -27,22 +28,6 @@ pub struct Options {
     pub timeout: Duration,
     /// Stop after this many mismatching sequences (0: never).
     pub stop_after: usize,
-}
-
-/// One sequence the kernel ran differently.
-#[derive(Clone, Debug)]
-pub struct Mismatch {
-    pub calls: Vec<Call>,
-    /// Index of the call after which the layouts differ.
-    pub at: usize,
-    pub mm: usize,
-    pub what: String,
-    pub model: Vec<LVma>,
-    pub kernel: Vec<LVma>,
-    /// Starts of the VMAs that differ.
-    pub bad: Vec<u64>,
-    /// The known model finding (see `known`) that explains it, if one does.
-    pub known: Option<&'static str>,
 }
 
 /// What a run found.
@@ -242,13 +227,8 @@ fn run_one(
                 (_, m) => m,
             };
             if let Some((what, bad)) = mismatch {
-                let known = if refused.is_none() {
-                    super::known::explain(&seq.calls[i], &model, &kernel)
-                } else {
-                    None
-                };
-                return Ok(Some(Mismatch {
-                    known,
+                let mut m = Mismatch {
+                    known: None,
                     calls: seq.calls.clone(),
                     at: i,
                     mm,
@@ -256,7 +236,11 @@ fn run_one(
                     model,
                     kernel,
                     bad,
-                }));
+                };
+                if refused.is_none() {
+                    m.known = super::known::explain(&m);
+                }
+                return Ok(Some(m));
             }
             for e in v.expected {
                 *rep.expected.entry(e).or_default() += 1;

@@ -1,7 +1,7 @@
 //! Known findings about the model: differences between the model and the running kernel that
 //! are not a difference between kernel versions but a place where the model is wrong or
-//! incomplete. Each has a name and a reason and recognises exactly its own mismatches, so
-//! nothing else is excused. kdiff still reports them and fails on them unless asked to
+//! incomplete. Each is a [`Finding`] (the one type of `crate::known`: a name, the kernel
+//! evidence, a matcher) and recognises exactly its own mismatches, so nothing else is excused. kdiff still reports them and fails on them unless asked to
 //! tolerate them (`--tolerate-known`).
 //!
 //! There are none today. `mremap-expand-merges-next` was one until the model's
@@ -11,23 +11,14 @@
 //! not merge); kdiff now compares VM_ACCOUNT itself (smaps `VmFlags: ac`). `tests/cli/kdiff.rs`
 //! keeps the sequences that showed each as regression tests.
 
-use super::layout::LVma;
-use crate::world::scenario::Call;
+use super::mismatch::Mismatch;
+use crate::known::Finding;
 
-/// One known finding.
-pub struct Known {
-    pub name: &'static str,
-    pub reason: &'static str,
-    /// Does it explain a mismatch after `call` between `model` and `kernel`?
-    pub explains: fn(call: &Call, model: &[LVma], kernel: &[LVma]) -> bool,
-}
-
-/// Every known finding.
-pub const ALL: &[&Known] = &[];
+/// Every known finding; each matches a [`Mismatch`] (the calls, the call after which the
+/// layouts differ, both layouts).
+pub const ALL: &[Finding<Mismatch>] = &[];
 
 /// The known finding explaining a mismatch, if any.
-pub(crate) fn explain(call: &Call, model: &[LVma], kernel: &[LVma]) -> Option<&'static str> {
-    ALL.iter()
-        .find(|k| (k.explains)(call, model, kernel))
-        .map(|k| k.name)
+pub(crate) fn explain(m: &Mismatch) -> Option<&'static str> {
+    crate::known::explain(ALL, m)
 }

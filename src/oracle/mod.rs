@@ -2,6 +2,8 @@
 //! callers-mode counterexamples (`rmapcheck repro`). Model page `p` is the 4 KiB page at
 //! `BASE + p * 4096` of a process standing for the model mm; see README.md, "Checking the model
 //! against your kernel".
+//!
+//! It names nothing of the fuzzing harness, the report, the C harness or the commands.
 
 pub mod compare;
 pub(crate) mod driver;
@@ -11,6 +13,7 @@ pub mod ghost;
 pub mod kdiff;
 pub mod known;
 pub mod layout;
+pub mod mismatch;
 pub mod ops;
 pub(crate) mod procmaps;
 pub mod repro;

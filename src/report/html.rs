@@ -1,8 +1,13 @@
-//! HTML building blocks of the report page: escaping, the inline style sheet and the legend.
+//! HTML building blocks of the report page: escaping, the colours (the
+//! trees' SVG uses them too), the inline style sheet and the legend.
 //! Everything the page shows from a trace or a model goes through [`esc`].
 
 use super::diff::Change;
-use super::svg::{BLACK_FILL, CHANGED_STROKE, RED_FILL};
+
+/// Fill of red and black nodes, and the outline of changed ones.
+pub(crate) const RED_FILL: &str = "#c62828";
+pub(crate) const BLACK_FILL: &str = "#212121";
+pub(crate) const CHANGED_STROKE: &str = "#ff8c00";
 
 /// `text` with the characters that mean something in HTML (element content and quoted
 /// attribute values alike) replaced by entities.

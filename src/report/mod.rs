@@ -5,6 +5,8 @@
 //! changed highlighted, and the two worlds as text. The worlds come from re-running the trace's
 //! calls on the model ([`crate::explore::replay::rerun`]), so the trees are exact, not parsed back from
 //! the rendered text.
+//!
+//! It names nothing of the fuzzing harness, the oracle, the C harness or the commands.
 
 pub mod diff;
 pub mod html;

@@ -6,7 +6,7 @@
 //! twice) are drawn dashed.
 
 use super::diff::{kinds, tag, Changes};
-use super::html::esc;
+use super::html::{esc, BLACK_FILL, CHANGED_STROKE, RED_FILL};
 use super::snap::TreeSnap;
 use crate::textbuf::PushFmt;
 use crate::tree::NodeId;
@@ -80,10 +80,6 @@ struct Geom {
 
 /// Width of a monospace character at the node font size (12px), slightly generous.
 const CHAR_W: f64 = 7.4;
-/// Fill of red and black nodes, and the outline of changed ones.
-pub(crate) const RED_FILL: &str = "#c62828";
-pub(crate) const BLACK_FILL: &str = "#212121";
-pub(crate) const CHANGED_STROKE: &str = "#ff8c00";
 
 fn geometry(t: &TreeSnap, changes: &Changes) -> Geom {
     // the tag is drawn at 11px: 11 of its characters take the room of 10 label characters

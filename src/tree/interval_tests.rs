@@ -1,8 +1,13 @@
-//! Unit tests of the interval tree's stale-descent check: two live query iterators, a rekeyed
+//! Unit tests of the interval tree: a tree's hash, equality and `Debug` text are those of its
+//! nodes' kernel fields; and of its stale-descent check: two live query iterators, a rekeyed
 //! node judged by the neighbours later inserts and erases give it, and the in-order neighbours
 //! and leftmost node the tree keeps against its in-order sequence on random op lists.
 
 use super::*;
+use crate::tree::record::NO_NODE;
+use crate::tree::RbNode;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 fn tree(keys: &Vec<(u64, u64)>) -> RbRoot {
     let mut t = RbRoot::new();
@@ -165,4 +170,83 @@ fn kept_neighbours_follow_every_change() {
             assert_kept_in_order(&t);
         }
     }
+}
+
+fn hash(t: &RbRoot) -> u64 {
+    let mut h = DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// Every call a hasher gets, in order.
+#[derive(Default)]
+struct Calls(Vec<String>);
+
+impl Hasher for Calls {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, b: &[u8]) {
+        self.0.push(format!("{b:?}"));
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0.push(format!("u8 {i}"));
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0.push(format!("u32 {i}"));
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0.push(format!("u64 {i}"));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.0.push(format!("usize {i}"));
+    }
+    fn write_isize(&mut self, i: isize) {
+        self.0.push(format!("isize {i}"));
+    }
+}
+
+#[test]
+fn hash_debug_and_equality_are_those_of_the_kernel_fields() {
+    let keys: Vec<(u64, u64)> = [5, 1, 9, 3, 7].iter().map(|&s| (s, s + 2)).collect();
+    let mut t = RbRoot::new();
+    for n in 0..5 {
+        insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
+    }
+    remove(&mut t, &keys, 2, &mut TreeObs::default()).unwrap();
+    let views: Vec<Option<RbNode>> = (0..5).map(|n| t.node(n)).collect();
+    let (mut got, mut want) = (Calls::default(), Calls::default());
+    t.hash(&mut got);
+    t.root.hash(&mut want);
+    views.as_slice().hash(&mut want);
+    assert_eq!(got.0, want.0);
+    let want_debug = format!(
+        "RbRoot {{ root: {:?}, nodes: {:?}, count: 4 }}",
+        t.root, views
+    );
+    assert_eq!(format!("{t:?}"), want_debug);
+    assert!(format!("{t:#?}").contains("subtree_last"));
+    // the same links without kept neighbours: equal, same hash
+    let mut w = t.clone();
+    w.set_root(t.root);
+    for n in w.members() {
+        if let Some(r) = w.rec_mut(n) {
+            r.prev = NO_NODE;
+            r.next = NO_NODE;
+        }
+    }
+    assert_eq!(t, w);
+    assert_eq!(hash(&t), hash(&w));
+}
+
+/// Linking a node as the root of a tree that has one cuts the old nodes off: the tree no
+/// longer keeps the neighbours, so the stale-descent check walks the links.
+#[test]
+fn a_second_root_link_stops_keeping_the_neighbours() {
+    let keys: Vec<(u64, u64)> = vec![(1, 2), (5, 6)];
+    let mut t = RbRoot::new();
+    insert(&mut t, &keys, 0, &mut TreeObs::checking()).unwrap();
+    assert!(t.keeps_order());
+    crate::tree::rbtree::link_node(&mut t, 1, None, crate::tree::rbtree::Side::Left, 6);
+    assert!(!t.keeps_order());
 }

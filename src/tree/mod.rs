@@ -6,6 +6,8 @@
 //! id). The tree stores links, colour and the augmented value per id, never a copy of the key:
 //! START and LAST are read through [`IntervalKeys`] at the moment of use, exactly as the kernel
 //! reads `vm_pgoff` from the VMA, so a key changed while the node sits in a tree is stale.
+//!
+//! It names nothing but std and itself.
 
 pub mod bench;
 pub mod interval;

@@ -1,12 +1,20 @@
 //! Node records: [`RbNode`], the kernel's view of one node (links, colour, augmented value),
 //! and [`Rec`], how the arena of [`super::RbRoot`] stores it: the same fields in 32 bytes
 //! (links as ids, [`NO_NODE`] for none), plus the node's in-order neighbours, which the tree
-//! keeps for the stale-descent check. Tests: the record's size and view, and that a tree's
-//! hash, equality and `Debug` text are those of the views.
+//! keeps for the stale-descent check; and the ids and colours they hold. Tests: the record's
+//! size and view (a tree's hash, equality and `Debug` text are tested with the interval tree).
 
 use std::ops::{Deref, DerefMut};
 
-use super::types::{Color, NodeId};
+/// Id of the object that embeds a tree node (a VMA id or an AVC id).
+pub type NodeId = u32;
+
+/// Node colour, as `RB_RED` / `RB_BLACK`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    Red,
+    Black,
+}
 
 /// The rb links, colour and augmented value of one node (`struct rb_node` plus
 /// `rb_subtree_last`). The key is deliberately absent.
@@ -140,88 +148,6 @@ impl Drop for NodeMut<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{RbRoot, TreeObs};
-    use std::collections::hash_map::DefaultHasher;
-    use std::hash::{Hash, Hasher};
-
-    fn hash(t: &RbRoot) -> u64 {
-        let mut h = DefaultHasher::new();
-        t.hash(&mut h);
-        h.finish()
-    }
-
-    /// Every call a hasher gets, in order.
-    #[derive(Default)]
-    struct Calls(Vec<String>);
-
-    impl Hasher for Calls {
-        fn finish(&self) -> u64 {
-            0
-        }
-        fn write(&mut self, b: &[u8]) {
-            self.0.push(format!("{b:?}"));
-        }
-        fn write_u8(&mut self, i: u8) {
-            self.0.push(format!("u8 {i}"));
-        }
-        fn write_u32(&mut self, i: u32) {
-            self.0.push(format!("u32 {i}"));
-        }
-        fn write_u64(&mut self, i: u64) {
-            self.0.push(format!("u64 {i}"));
-        }
-        fn write_usize(&mut self, i: usize) {
-            self.0.push(format!("usize {i}"));
-        }
-        fn write_isize(&mut self, i: isize) {
-            self.0.push(format!("isize {i}"));
-        }
-    }
-
-    #[test]
-    fn hash_debug_and_equality_are_those_of_the_kernel_fields() {
-        let keys: Vec<(u64, u64)> = [5, 1, 9, 3, 7].iter().map(|&s| (s, s + 2)).collect();
-        let mut t = RbRoot::new();
-        for n in 0..5 {
-            crate::tree::interval::insert(&mut t, &keys, n, &mut TreeObs::checking()).unwrap();
-        }
-        crate::tree::interval::remove(&mut t, &keys, 2, &mut TreeObs::default()).unwrap();
-        let views: Vec<Option<RbNode>> = (0..5).map(|n| t.node(n)).collect();
-        let (mut got, mut want) = (Calls::default(), Calls::default());
-        t.hash(&mut got);
-        t.root.hash(&mut want);
-        views.as_slice().hash(&mut want);
-        assert_eq!(got.0, want.0);
-        let want_debug = format!(
-            "RbRoot {{ root: {:?}, nodes: {:?}, count: 4 }}",
-            t.root, views
-        );
-        assert_eq!(format!("{t:?}"), want_debug);
-        assert!(format!("{t:#?}").contains("subtree_last"));
-        // the same links without kept neighbours: equal, same hash
-        let mut w = t.clone();
-        w.set_root(t.root);
-        for n in w.members() {
-            if let Some(r) = w.rec_mut(n) {
-                r.prev = NO_NODE;
-                r.next = NO_NODE;
-            }
-        }
-        assert_eq!(t, w);
-        assert_eq!(hash(&t), hash(&w));
-    }
-
-    /// Linking a node as the root of a tree that has one cuts the old nodes off: the tree no
-    /// longer keeps the neighbours, so the stale-descent check walks the links.
-    #[test]
-    fn a_second_root_link_stops_keeping_the_neighbours() {
-        let keys: Vec<(u64, u64)> = vec![(1, 2), (5, 6)];
-        let mut t = RbRoot::new();
-        crate::tree::interval::insert(&mut t, &keys, 0, &mut TreeObs::checking()).unwrap();
-        assert!(t.keeps_order());
-        crate::tree::rbtree::link_node(&mut t, 1, None, crate::tree::rbtree::Side::Left, 6);
-        assert!(!t.keeps_order());
-    }
 
     #[test]
     fn a_record_is_32_bytes_and_reads_back_its_view() {

@@ -6,17 +6,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use super::record::{opt, Rec, NO_NODE};
-pub use super::record::{NodeMut, RbNode};
-
-/// Id of the object that embeds a tree node (a VMA id or an AVC id).
-pub type NodeId = u32;
-
-/// Node colour, as `RB_RED` / `RB_BLACK`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Color {
-    Red,
-    Black,
-}
+pub use super::record::{Color, NodeId, NodeMut, RbNode};
 
 /// One tree (the kernel's `rb_root_cached`). A node is a member exactly when its arena slot
 /// holds `Some`.

@@ -2,6 +2,9 @@
 //! integer ids, the rmap trees they sit in, and the locks guarding them. A `World` is a search
 //! state: cheap to clone, compared and hashed on kernel state only (the per-step scratch record of
 //! violations and tree work is excluded).
+//!
+//! It records invariant violations but never calls the checks (`check`), and names nothing above
+//! itself.
 
 pub mod builtins;
 pub(crate) mod canon;

@@ -1,8 +1,8 @@
 //! Bad input gets a clear error with file:line:col and exit status 2, never a panic: a scope
 //! file, an unknown scope or invariant, a proof file, a scenario, a model with an error.
 
+use rmapcheck::cmd::check::prove::ProveArgs;
 use rmapcheck::cmd::check::{check, CheckArgs};
-use rmapcheck::cmd::prove::ProveArgs;
 use rmapcheck::cmd::run::run;
 use std::path::PathBuf;
 
@@ -90,7 +90,7 @@ fn bad_proof_file_and_scenario() {
         files: vec![p.to_path_buf()],
         ..Default::default()
     };
-    let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+    let r = rmapcheck::cmd::check::prove::prove(&a, &mut out, &mut err);
     assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     let e = String::from_utf8(err).unwrap();
     assert!(e.contains("proof.toml:3:8:"), "{e}");
@@ -103,7 +103,7 @@ fn bad_proof_file_and_scenario() {
         files: vec![p.to_path_buf()],
         ..Default::default()
     };
-    let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+    let r = rmapcheck::cmd::check::prove::prove(&a, &mut out, &mut err);
     assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
     assert!(String::from_utf8(err)
         .unwrap()
@@ -128,7 +128,7 @@ fn bad_proof_file_and_scenario() {
             files: vec![p.to_path_buf()],
             ..Default::default()
         };
-        let r = rmapcheck::cmd::prove::prove(&a, &mut out, &mut err);
+        let r = rmapcheck::cmd::check::prove::prove(&a, &mut out, &mut err);
         assert_eq!(rmapcheck::cmd::exit_status(r, &mut err), 2);
         let e = String::from_utf8(err).unwrap();
         assert!(e.contains(at) && e.contains("unknown invariant"), "{e}");

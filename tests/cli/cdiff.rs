@@ -207,3 +207,49 @@ fn the_harness_refuses_an_in_place_mremap_over_a_mapped_range() {
         "the refusal, then a growth into the free page: {replies:?}"
     );
 }
+
+/// The glue never drops a note silently: past GLUE_MAX_NOTES warnings the dump ends with an
+/// `overflow` line naming the limit (which rmapcheck refuses as a harness error, see
+/// `charness::cdump`), and a reset clears it. The `notes N` test hook records N warnings.
+#[test]
+fn notes_past_the_glue_limit_end_the_dump_with_an_overflow_naming_it() {
+    use std::io::Write;
+    let Some((rc, out, err)) = cdiff(&["--build-only"]) else {
+        return;
+    };
+    assert_eq!(rc, 0, "{out}{err}");
+    let harness = out
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_else(|| panic!("no harness path in {out}"));
+    let mut child = Command::new(harness)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "reset\nnotes 64\ndump\nreset\nnotes 66\ndump\nreset\ndump\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let dumps: Vec<&str> = text.split("\nend\n").collect();
+    assert_eq!(dumps.len(), 4, "three dumps: {text}");
+    let warns = |d: &str| d.lines().filter(|l| l.starts_with("warn ")).count();
+    let overflow = |d: &str| {
+        d.lines()
+            .find(|l| l.starts_with("overflow"))
+            .map(str::to_string)
+    };
+    assert_eq!((warns(dumps[0]), overflow(dumps[0])), (64, None), "{text}");
+    assert_eq!(warns(dumps[1]), 64, "{text}");
+    assert_eq!(
+        overflow(dumps[1]).as_deref(),
+        Some("overflow GLUE_MAX_NOTES 64 violations 0 warnings 2"),
+        "{text}"
+    );
+    assert_eq!((warns(dumps[2]), overflow(dumps[2])), (0, None), "{text}");
+}

@@ -3,6 +3,9 @@
 //! std and themselves, the values (src/value.rs) name nothing else of the crate, and the traces
 //! (src/trace/) and scopes (src/scope.rs) are data that name nothing of the searches above them.
 //!
+//! No two files import each other, directly or round a circle (`import_graph`, checked on every
+//! file of src/).
+//!
 //! The check reads the text of each file (comments included, so a doc link counts too) and
 //! collects the top-level modules it reaches: `crate::m`, each `m` of a `crate::{...}` group,
 //! and `super::...::m` chains that climb to the crate root.
@@ -296,6 +299,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("tree", 0),
     ("toml_diag", 0),
     ("textbuf", 0),
+    ("known", 0),
     ("lang", 1),
     ("invariant", 1),
     ("exec", 2),
@@ -309,7 +313,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("fuzzing", 9),
     ("oracle", 9),
     ("report", 9),
-    ("cdiff", 10),
+    ("charness", 10),
+    ("cdiff", 11),
     ("ccheck", 11),
     ("review", 12),
     ("cmd", 13),
@@ -429,4 +434,80 @@ fn the_entry_table_names_only_what_lies_below_it() {
         bad.extend(naming(d, &["entry"]));
     }
     assert!(bad.is_empty(), "a layering break:\n{}", bad.join("\n"));
+}
+
+/// No two files of the crate import each other, directly or round a circle (`import_graph`):
+/// a circle inside a folder is two concepts that should be one module, or one that should be
+/// split out for both to name.
+#[test]
+fn no_import_circle_between_files() {
+    let mods = super::import_graph::modules(&src());
+    assert!(mods.len() > 100, "src/ read: {} files", mods.len());
+    let edges = super::import_graph::edges(&mods);
+    assert!(
+        edges["cdiff::run"].contains("charness::calls"),
+        "the graph misses an import: {:?}",
+        edges["cdiff::run"]
+    );
+    let circles = super::import_graph::circles(&edges);
+    let lines: Vec<String> = circles.iter().map(|c| c.join(", ")).collect();
+    assert!(
+        lines.is_empty(),
+        "import circles between files:\n{}",
+        lines.join("\n")
+    );
+}
+
+/// The circle check fires on a generated tree: two files of one folder that import each other
+/// (one through `super::`, one through `crate::`), a four-file circle through a group import
+/// and a `super::super::` climb, and nothing for an import named only in a comment or one way.
+#[test]
+fn the_circle_check_fires() {
+    let d = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = d.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    write("lib.rs", "pub mod a;\npub mod b;\n");
+    write("a/mod.rs", "pub mod x;\npub mod y;\npub mod z;\n");
+    write("a/x.rs", "use super::y::Thing;\n");
+    write(
+        "a/y.rs",
+        "pub struct Thing;\nfn f() { crate::a::x::g() } // super::z::h()\n",
+    );
+    write(
+        "a/z.rs",
+        "//! names crate::a::x in a comment only\nuse super::x;\n",
+    );
+    write(
+        "b/mod.rs",
+        "pub mod p;\npub mod q;\npub mod r;\npub mod deep;\n",
+    );
+    write("b/p.rs", "use crate::b::{q::Q, deep::inner};\n");
+    write("b/q.rs", "pub struct Q;\nuse super::r;\n");
+    write("b/r.rs", "use super::deep::inner::X;\nuse crate::a::z;\n");
+    write(
+        "b/deep/inner.rs",
+        "use super::super::r::X;\nuse super::super::p;\n",
+    );
+    let mods = super::import_graph::modules(d.path());
+    let edges = super::import_graph::edges(&mods);
+    assert_eq!(
+        edges["b::deep::inner"].iter().collect::<Vec<_>>(),
+        ["b::p", "b::r"]
+    );
+    let circles = super::import_graph::circles(&edges);
+    assert_eq!(
+        circles,
+        [
+            vec!["a::x".to_string(), "a::y".to_string()],
+            vec![
+                "b::deep::inner".to_string(),
+                "b::p".to_string(),
+                "b::q".to_string(),
+                "b::r".to_string()
+            ]
+        ]
+    );
 }

@@ -17,6 +17,7 @@ mod docs;
 mod drift;
 mod findings;
 mod fuzz_cli;
+mod import_graph;
 mod kdiff;
 mod kernel_tree;
 mod layering;

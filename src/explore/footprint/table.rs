@@ -173,8 +173,8 @@ mod tests {
     /// (the refinement does something).
     #[test]
     fn the_rest_of_a_function_is_what_its_positions_can_still_reach() {
-        let prog = crate::models::load_model(Path::new("models/v7.3-rc4/baseline.rmap"))
-            .expect("baseline loads");
+        let prog =
+            crate::models::load_model(Path::new(crate::models::BASELINE)).expect("baseline loads");
         let t = Table::new(&prog);
         let mut smaller = 0;
         let mut calls = 0;

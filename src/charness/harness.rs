@@ -4,6 +4,7 @@
 //! `BUG`, AddressSanitizer) or hangs is reported as [`Died`] with what it printed last, and
 //! [`Harness::restart`] gives a fresh process for the next sequence.
 
+use crate::world::World;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -165,6 +166,52 @@ impl Harness {
             l = self.line()?;
         }
         Ok(out)
+    }
+
+    /// `reset` the harness to the (empty) world `w` and await its `ok 0`.
+    pub fn reset(&mut self, w: &World) -> Result<(), Died> {
+        let r = self.request(&super::calls::reset(w))?;
+        Self::reset_done(r)
+    }
+
+    /// The reply to a pipelined `reset` ([`super::calls::reset`]): `ok 0`, else the harness
+    /// is unusable.
+    pub fn reset_reply(&mut self) -> Result<(), Died> {
+        let r = self.reply()?;
+        Self::reset_done(r)
+    }
+
+    fn reset_done(r: String) -> Result<(), Died> {
+        if r == "ok 0" {
+            Ok(())
+        } else {
+            Err(Died {
+                what: format!("reset refused: {r}"),
+            })
+        }
+    }
+
+    /// Make the call `req` and await its `ok RC` (the reply); any other reply is a refusal.
+    pub fn call(&mut self, req: &str) -> Result<String, Died> {
+        let r = self.request(req)?;
+        Self::accepted(req, r)
+    }
+
+    /// The reply to a pipelined call `req`, as [`Harness::call`] takes it.
+    pub fn call_reply(&mut self, req: &str) -> Result<String, Died> {
+        let r = self.reply()?;
+        Self::accepted(req, r)
+    }
+
+    /// `r` when it is the `ok RC` of the call `req`, else the harness's refusal as an error.
+    pub fn accepted(req: &str, r: String) -> Result<String, Died> {
+        if r.starts_with("ok ") {
+            Ok(r)
+        } else {
+            Err(Died {
+                what: format!("the harness refused `{req}`: {r}"),
+            })
+        }
     }
 
     /// `dump`: the dump's lines (without the final `end`).

@@ -3,10 +3,10 @@
 //! verdict is the expected one, 1 otherwise, 2 on bad input, 3 when an obligation was
 //! incomplete (a bound or SIGINT/SIGTERM) and none failed.
 
-use super::check::TraceFormat;
-use super::formats::{self, Case, Status};
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use super::command::TraceFormat;
+use crate::cmd::formats::{self, Case, Status};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::proof::{prove_with as run_proofs, Certificate, ProofFile};
 use crate::explore::search::Outcome;
 use crate::trace::{interleaved, text};
@@ -67,7 +67,7 @@ pub fn prove(a: &ProveArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             }
         };
         let root = root_of(f);
-        let bar = super::progress::Bar::new(a.progress, &f.display().to_string());
+        let bar = crate::cmd::progress::Bar::new(a.progress, &f.display().to_string());
         let r = run_proofs(&pf, &root, &|p| load_model(p), &mut |l| bar.report(l));
         bar.finish();
         match r {

@@ -2,7 +2,7 @@
 //! overrides (`--mode`, `--max-depth`, the reduction flags, `--simulate`), or the passes of
 //! `check` with no flags, and the reductions `check` turns on by default.
 
-use super::check::CheckArgs;
+use super::args::CheckArgs;
 use crate::explore::scope::Scope;
 
 /// The scope after command-line overrides.

@@ -38,7 +38,29 @@ fn node_line(w: &[&str], cached: bool) -> Result<RawNode, String> {
     })
 }
 
-/// Parse a dump (its lines without the final `end`).
+/// The harness error of an `overflow GLUE_MAX_NOTES MAX violations V warnings W` line: the
+/// glue kept only MAX notes of a kind and counted the rest, so the world's notes are not all
+/// there to compare or judge.
+fn overflow(w: &[&str]) -> String {
+    let at = |k: &str| {
+        w.iter()
+            .position(|x| *x == k)
+            .and_then(|i| w.get(i + 1))
+            .copied()
+            .unwrap_or("?")
+    };
+    format!(
+        "a harness error: the C harness keeps at most GLUE_MAX_NOTES = {} notes of each kind \
+         and had {} more violation(s) and {} more warning(s); raise GLUE_MAX_NOTES in \
+         cglue/glue.c",
+        at("GLUE_MAX_NOTES"),
+        at("violations"),
+        at("warnings")
+    )
+}
+
+/// Parse a dump (its lines without the final `end`). A dump whose notes overflowed the
+/// glue's table is an error (a harness error, never a world).
 pub fn parse(lines: &[String]) -> Result<Raw, String> {
     let mut r = Raw::default();
     // where node lines go: a file tree or an anon_vma tree
@@ -149,6 +171,7 @@ pub fn parse(lines: &[String]) -> Result<Raw, String> {
                 super::pages::parse_line(&mut r.pages, &w).map_err(bad)?
             }
             "held" | "violation" | "warn" => r.notes.push(format!("C {l}")),
+            "overflow" => return Err(overflow(&w)),
             _ => return Err(bad("unknown line".into())),
         }
     }
@@ -158,6 +181,17 @@ pub fn parse(lines: &[String]) -> Result<Raw, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dump_whose_notes_overflowed_is_a_harness_error_naming_the_limit() {
+        let mut lines: Vec<String> = vec!["mm 0 0".into(), "warn mm/vma.c:1 x".into()];
+        assert!(parse(&lines).is_ok());
+        lines.push("overflow GLUE_MAX_NOTES 64 violations 0 warnings 3".into());
+        let e = parse(&lines).expect_err("an overflow is refused");
+        assert!(e.contains("GLUE_MAX_NOTES = 64"), "{e}");
+        assert!(e.contains("3 more warning(s)"), "{e}");
+        assert!(e.starts_with("a harness error"), "{e}");
+    }
 
     #[test]
     fn reads_a_dump() {

@@ -21,10 +21,10 @@
 //! gives function definitions and static inlines. Macro-generated functions (for example the
 //! interval tree's) are not found this way and are reported as gone; the report says so.
 
-use super::drift_stand_ins::StandIns;
-use super::drift_text::{c_tokens, definition_text, token_diff_tokens};
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use super::stand_ins::StandIns;
+use super::text::{c_tokens, definition_text, token_diff_tokens};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

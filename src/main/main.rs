@@ -1,15 +1,13 @@
-//! The `rmapcheck` command line.
+//! The `rmapcheck` command line: the options ([`cli_opts`], [`commands`], clap) and their
+//! dispatch to the library's commands (`rmapcheck::cmd`). It holds no checking of its own.
 
 use std::io::Write;
 
 use clap::Parser;
 use rmapcheck::cmd::exit_status;
 
-#[path = "main/cli_opts.rs"]
 mod cli_opts;
-#[path = "main/commands.rs"]
 mod commands;
-#[path = "main/dispatch.rs"]
 mod dispatch;
 use commands::Cmd;
 use dispatch::run;

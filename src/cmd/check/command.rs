@@ -9,56 +9,22 @@
 //! searched on timely workers (`explore::distributed`): the same verdicts and traces; a cluster
 //! that cannot be set up is an error of that model (exit 2).
 
-use super::check_scope::effective_scopes;
 use super::consequence;
-use super::formats::{self, Case, Status};
+use super::scope::effective_scopes;
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
-use super::{discover_models, load_model};
-use super::{CmdError, CmdResult, Exit};
+use crate::cmd::formats::{self, Case, Status};
+use crate::cmd::{discover_models, load_model};
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::checker::budget::{self, Budget};
-use crate::explore::scope::{Mode, Scope};
+use crate::explore::scope::Scope;
 use crate::explore::search::{search_within, Outcome, Stats};
-use crate::explore::simulate::{simulate, Simulation};
+use crate::explore::simulate::simulate;
 use crate::trace::text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use super::formats::TraceFormat;
-
-/// Options of `rmapcheck check`.
-#[derive(Clone, Debug, Default)]
-pub struct CheckArgs {
-    pub models: Vec<PathBuf>,
-    pub scope: Option<String>,
-    pub mode: Option<Mode>,
-    pub max_depth: Option<u32>,
-    /// Turn the symmetry reduction over mms on (`src/world/symmetry.rs`).
-    pub symmetry: bool,
-    /// Turn the symmetry reduction over files on (`src/world/symmetry.rs`).
-    pub file_symmetry: bool,
-    /// Turn the commuting-calls reduction on (`src/explore/commute.rs`).
-    pub commute: bool,
-    /// Search the unreduced worlds: no symmetry reduction by default.
-    pub unreduced: bool,
-    /// The engine that runs the calls (the same states and verdicts either way).
-    pub engine: crate::scope::Engine,
-    /// Cross-check the search (`check::crosscheck`): a difference makes `holds` `incomplete`.
-    pub audit: bool,
-    /// Show the failing call's plain field reads in a text trace.
-    pub reads: bool,
-    pub format: TraceFormat,
-    /// Write each counterexample as JSON here (for `rmapcheck replay`).
-    pub trace_dir: Option<PathBuf>,
-    /// Write a C reproducer of each callers-mode counterexample here (`rmapcheck repro`).
-    pub repro_dir: Option<PathBuf>,
-    /// Show progress (a spinner on a terminal).
-    pub progress: bool,
-    /// Random walks instead of the exhaustive search (`--simulate WALKS --depth D --seed S`).
-    pub simulate: Option<Simulation>,
-    /// Run the search on timely workers (threads, or a cluster of processes) instead of the
-    /// single-process search (`src/explore/distributed/`).
-    pub cluster: Option<crate::explore::distributed::Cluster>,
-}
+pub use super::args::CheckArgs;
+pub use crate::cmd::formats::TraceFormat;
 
 /// File names for each model's trace in one `--trace-dir`: the model's file stem, or, when two
 /// models share a stem, the path's components joined with `-`.
@@ -136,7 +102,7 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         }
         found
     } else {
-        match super::expand_model_args(&a.models) {
+        match crate::cmd::expand_model_args(&a.models) {
             Ok(m) => m,
             Err(e) => {
                 return Err(CmdError::line(format_args!("rmapcheck check: {e}")));
@@ -308,7 +274,7 @@ impl Run<'_> {
                 writeln!(self.err, "{name}: note: the reference engine runs it ({e})")?;
             }
         }
-        let bar = super::progress::Bar::new(self.a.progress, &name);
+        let bar = crate::cmd::progress::Bar::new(self.a.progress, &name);
         let budget = self.scope.budget();
         // the peak resident set of this model's search, not of the models before it
         budget::reset_peak_resident();
@@ -570,14 +536,21 @@ impl Run<'_> {
             self.worsen(Exit::BadInput);
             return Ok(());
         }
-        let base = Path::new(super::kdiff::BASELINE);
+        let base = Path::new(crate::models::BASELINE);
         let mut said = Vec::new();
         let model = Path::new(&t.model);
         // the exit status stays the counterexample's: a missing reproducer is only reported
-        match super::kdiff::write_repro(t, model, Some(&path), base, &mut said, self.err) {
+        match crate::cmd::kernel::repro::write_repro(
+            t,
+            model,
+            Some(&path),
+            base,
+            &mut said,
+            self.err,
+        ) {
             Ok(_) => {}
-            Err(super::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
-            Err(super::CmdError::Io(e)) => return Err(e),
+            Err(crate::cmd::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
+            Err(crate::cmd::CmdError::Io(e)) => return Err(e),
         }
         let said = String::from_utf8_lossy(&said).into_owned();
         for l in said.lines() {

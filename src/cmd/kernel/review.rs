@@ -6,10 +6,10 @@
 //! 2 bad input (no series, no tree) or a patch that does not apply or cannot be built,
 //! 3 a search incomplete.
 
-use super::{load_model, CmdError, CmdResult, Exit};
 use crate::ccheck::{self, overlay::Overlay, patch, report};
-use crate::cdiff::build;
+use crate::charness::build;
 use crate::checker::Verdict as CVerdict;
+use crate::cmd::{load_model, CmdError, CmdResult, Exit};
 use crate::explore::scope::Scope;
 use crate::invariant::Violation;
 use crate::review::mail::{self, Posting};

@@ -2,12 +2,12 @@
 //! kernel tree's own C (mm/vma.c with the real rmap trees), the worlds compared after every
 //! call, trees included (docs/CDIFF.md).
 
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
-use crate::cdiff::build;
-use crate::cdiff::calls::{skip_reason, COMPARED};
 use crate::cdiff::render;
 use crate::cdiff::run::{self, Options, Report};
+use crate::charness::build;
+use crate::charness::calls::{skip_reason, COMPARED};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::entry::EntryPoint;
 use crate::explore::scope::Scope;
 use crate::oracle::sequences::Gen;
@@ -185,7 +185,7 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             }
         });
     }
-    let bar = super::progress::Bar::new(a.progress, "cdiff");
+    let bar = crate::cmd::progress::Bar::new(a.progress, "cdiff");
     let r = run::cdiff(&prog, &scope, &b.binary, &opts, &mut |s, c, secs| {
         bar.report(&format!("cdiff: {s} sequences, {c} calls, {secs:.0}s"))
     });

@@ -3,10 +3,10 @@
 //! `--scenario execl --procs N`, the work of exec's splits on a library mapped by N processes.
 //! Exit status: 0 equivalent (or scenario measured), 1 a difference or violation, 2 bad input.
 
-use super::check::CheckArgs;
-use super::check_scope::effective_scope;
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use super::args::CheckArgs;
+use super::scope::effective_scope;
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::compare::{compare_within as run_compare, execl, Verdict, Work};
 use std::io::Write;
 use std::path::PathBuf;
@@ -118,7 +118,7 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             };
             writeln!(out, "{}", scope.summary())?;
             let budget = scope.budget();
-            let bar = super::progress::Bar::new(a.check.progress, "compare");
+            let bar = crate::cmd::progress::Bar::new(a.check.progress, "compare");
             let r = run_compare(
                 &base,
                 &patch,

@@ -1,15 +1,14 @@
 //! `rmapcheck check --kernel DIR [--patch FILE]... [--c-mutant SPEC]...`: the kernel tree's
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
-//! with the sequential invariants checked after every call (docs/CHECK-C.md); and
-//! `rmapcheck cpatch --kernel DIR SPEC`, a C patch's edit spec as a diff for `--patch`.
+//! with the sequential invariants checked after every call (docs/CHECK-C.md).
 
-use super::check::TraceFormat;
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
 use crate::ccheck::coverage::Accept;
 use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, cmutant, report, Source};
 use crate::checker::Verdict;
+use crate::cmd::formats::TraceFormat;
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::scope::Scope;
 use crate::explore::simulate::Simulation;
 use crate::world::scenario::Call;
@@ -140,7 +139,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             writeln!(w, "{l}")?;
         }
     }
-    let bar = super::progress::Bar::new(a.progress, "check --kernel");
+    let bar = crate::cmd::progress::Bar::new(a.progress, "check --kernel");
     let threads = a.threads.unwrap_or_else(ccheck::default_threads);
     let mut report_progress = |s: usize, d: u32, f: usize, secs: f64| {
         bar.report(&format!(
@@ -412,7 +411,7 @@ pub(crate) fn kernel_calls(
         scope,
         crate::checker::budget::Budget::unlimited(),
     );
-    let w0: World = match crate::cdiff::run::initial_world(scope) {
+    let w0: World = match crate::charness::initial_world(scope) {
         Ok(w) => sys.canonical(&w),
         Err(_) => World::default(),
     };
@@ -420,43 +419,4 @@ pub(crate) fn kernel_calls(
         let _ = sys.apply(w, c);
         *w = sys.canonical(w);
     })
-}
-
-/// `rmapcheck cpatch --kernel DIR SPEC`: the C patch's edit spec as a unified diff on `out`.
-pub fn cpatch(kernel: &std::path::Path, spec: &std::path::Path, out: &mut dyn Write) -> CmdResult {
-    match crate::ccheck::cpatch::diff(kernel, spec) {
-        Ok(text) => {
-            out.write_all(text.as_bytes())?;
-            Ok(Exit::Ok)
-        }
-        Err(e) => Err(CmdError::line(format_args!("rmapcheck cpatch: {e}"))),
-    }
-}
-
-/// `rmapcheck repro CEX.json` on the document of `check --kernel --format json`: Ok written,
-/// Found no reproducer possible (the reason on standard error), an error on bad input (not a
-/// C counterexample, a call with no system call).
-pub(crate) fn repro(
-    v: &serde_json::Value,
-    file: &std::path::Path,
-    output: Option<&std::path::Path>,
-    baseline: &std::path::Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> CmdResult {
-    use crate::ccheck::repro::{parse, reproducer, Refusal};
-    let x = parse(v)
-        .map_err(|e| CmdError::line(format_args!("rmapcheck repro: {}: {e}", file.display())))?;
-    let base = load_model(baseline).map_err(CmdError::text)?;
-    match reproducer(&x, &base, &baseline.display().to_string()) {
-        Ok(c) => super::kdiff::emit_repro(&c, output, out),
-        Err(Refusal::Input(e)) => Err(CmdError::line(format_args!(
-            "rmapcheck repro: {}: {e}",
-            file.display()
-        ))),
-        Err(Refusal::None(e)) => {
-            writeln!(err, "{}: {e}", file.display())?;
-            Ok(Exit::Found)
-        }
-    }
 }

@@ -1,15 +1,14 @@
-//! `rmapcheck kdiff` (the model's call sequences replayed on the running kernel) and
-//! `rmapcheck repro` (a C reproducer of a counterexample trace).
+//! `rmapcheck kdiff`: the model's call sequences replayed on the running kernel, every live
+//! mm's layout compared with the model's after each call.
 
-use super::load_model;
-use super::{CmdError, CmdResult, Exit};
+use crate::cmd::load_model;
+use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::explore::scope::Scope;
 use crate::oracle::expected::ALL;
 use crate::oracle::kdiff::{Mismatch, Options, Report};
 use crate::oracle::layout::render_pair;
 use crate::oracle::sequences::Gen;
-use crate::oracle::{repro, BASE, PAGE};
-use crate::trace::Trace;
+use crate::oracle::{BASE, PAGE};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,9 +30,6 @@ pub struct KdiffArgs {
     /// Show progress (a spinner on a terminal).
     pub progress: bool,
 }
-
-/// Model the oracle and reproducers use by default.
-pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 
 fn print_mismatch(
     out: &mut dyn Write,
@@ -138,7 +134,7 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         timeout: Duration::from_secs(10),
         stop_after: 0,
     };
-    let bar = super::progress::Bar::new(a.progress, "kdiff");
+    let bar = crate::cmd::progress::Bar::new(a.progress, "kdiff");
     let r = crate::oracle::kdiff::kdiff_with(&prog, &scope, &opts, &mut |seqs, calls, secs| {
         bar.report(&format!(
             "kdiff: {seqs} sequences, {calls} calls on the kernel, {secs:.0}s"
@@ -204,86 +200,4 @@ fn scope_file_names(scope: &Scope) -> Vec<String> {
         .iter()
         .map(|f| f.name.clone())
         .collect()
-}
-
-/// `rmapcheck repro TRACE [-o FILE]`: Ok written, Found no reproducer possible (the reason on
-/// standard error), an error on bad input.
-pub fn repro_cmd(
-    trace: &Path,
-    output: Option<&Path>,
-    baseline: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> CmdResult {
-    let text = match std::fs::read_to_string(trace) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(CmdError::line(format_args!("{}: {e}", trace.display())));
-        }
-    };
-    if let Some(v) = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .filter(crate::ccheck::repro::is_c_document)
-    {
-        return super::ccheck::repro(&v, trace, output, baseline, out, err);
-    }
-    let t = match Trace::from_json(&text) {
-        Ok(t) => t,
-        Err(e) => {
-            let interleaving = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .is_some_and(|v| v.get("prefix").is_some() && v.get("steps").is_some());
-            if interleaving {
-                writeln!(err, "{}: no reproducer: the trace is an interleaving of a writer and walkers; its order of steps inside the kernel cannot be forced from user space", trace.display())?;
-                return Ok(Exit::Found);
-            }
-            return Err(CmdError::line(format_args!("{}:{e}", trace.display())));
-        }
-    };
-    write_repro(&t, trace, output, baseline, out, err)
-}
-
-/// Write the reproducer of `t` to `output` (standard output when None).
-pub(crate) fn write_repro(
-    t: &Trace,
-    name: &Path,
-    output: Option<&Path>,
-    baseline: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> CmdResult {
-    let base = match load_model(baseline) {
-        Ok(p) => p,
-        Err(d) => {
-            return Err(CmdError::text(d));
-        }
-    };
-    let c = match repro::reproducer(t, &base, &baseline.display().to_string()) {
-        Ok(c) => c,
-        Err(e) => {
-            writeln!(err, "{}: {e}", name.display())?;
-            return Ok(Exit::Found);
-        }
-    };
-    emit_repro(&c, output, out)
-}
-
-/// Write a reproducer to `output` (standard output when None).
-pub(crate) fn emit_repro(c: &str, output: Option<&Path>, out: &mut dyn Write) -> CmdResult {
-    match output {
-        None => {
-            write!(out, "{c}")?;
-            Ok(Exit::Ok)
-        }
-        Some(p) => match std::fs::write(p, c) {
-            Ok(()) => {
-                writeln!(out, "reproducer written to {}", p.display())?;
-                Ok(Exit::Ok)
-            }
-            Err(e) => Err(CmdError::line(format_args!(
-                "cannot write {}: {e}",
-                p.display()
-            ))),
-        },
-    }
 }

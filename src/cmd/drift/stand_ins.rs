@@ -13,7 +13,7 @@
 //! token; the first that matches is rewritten (its arguments rewritten too) and the scan goes on
 //! after it.
 
-use super::drift_text::c_tokens;
+use super::text::c_tokens;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,17 @@
+//! The commands that search models: `check` ([`command`], its options [`args`], its scopes
+//! [`scope`], its verdict lines [`verdict`], counterexample consequences [`consequence`] and
+//! `--audit` [`audit`]), `compare` (a patch model against the baseline) and `prove` (proof
+//! obligations).
+
+pub mod args;
+pub(crate) mod audit;
+pub mod command;
+pub mod compare;
+mod consequence;
+pub mod prove;
+pub mod scope;
+mod verdict;
+
+pub use crate::cmd::formats::TraceFormat;
+pub use args::CheckArgs;
+pub use command::check;
