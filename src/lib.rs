@@ -24,6 +24,7 @@ pub mod ccheck;
 pub mod cdiff;
 pub mod check;
 pub mod cmd;
+pub mod cover;
 pub mod entry;
 pub mod exec;
 pub mod explore;

@@ -295,6 +295,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("tree", 0),
     ("toml_diag", 0),
     ("textbuf", 0),
+    ("cover", 0),
     ("lang", 1),
     ("invariant", 1),
     ("exec", 2),
