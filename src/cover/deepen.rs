@@ -233,6 +233,20 @@ pub fn verdict_line(
     if found {
         return (format!("{base}; {covered}{deepened}"), false);
     }
+    if let (true, 0, Some((f, l))) = (
+        d.tally.lines.is_empty(),
+        d.tally.uncounted_removed,
+        d.tally.out_of_scope.first(),
+    ) {
+        return (
+            format!(
+                "incomplete: the change at {f}:{l} is reachable from no entry point the scope \
+                 offers; {}; {covered}",
+                plain(base)
+            ),
+            true,
+        );
+    }
     if let Some(at) = d.tally.first_unreached() {
         let why = d
             .stopped

@@ -26,6 +26,16 @@ pub struct Change {
     pub new: Vec<u32>,
     /// The lines it replaced or removed, in the tree's file (1-based).
     pub old: Vec<u32>,
+    /// The file `old` numbers, when not `file` (a model function redefined in a patch model
+    /// replaces one written in the model it includes).
+    pub old_file: Option<String>,
+}
+
+impl Change {
+    /// The file the removed lines are numbered in.
+    pub fn before_file(&self) -> &str {
+        self.old_file.as_deref().unwrap_or(&self.file)
+    }
 }
 
 /// The changes of every edited file.
@@ -49,6 +59,7 @@ pub fn diff_text(file: &str, old: &str, new: &str) -> Vec<Change> {
                 file: file.to_string(),
                 new: num(n),
                 old: num(o),
+                old_file: None,
             })
         })
         .collect()
@@ -108,6 +119,12 @@ pub struct Tally {
     /// Removed lines left uncounted (a counterexample was found: the tree before the patch
     /// was not searched).
     pub uncounted_removed: usize,
+    /// What the search before the patch searched, in words: empty for the C tree ("the
+    /// tree"), "the model" for a patch model's included model.
+    pub unpatched: &'static str,
+    /// Changed lines in code that nothing the scope offers can call (a model function no
+    /// entry point of the scope reaches): named, not counted.
+    pub out_of_scope: Vec<(String, u32)>,
 }
 
 /// Whether some change has no executable new line in a measured file, so that its removed
@@ -140,7 +157,7 @@ pub fn tally(ch: &Changes, patched: &Hits, before: Option<&Hits>, accept: &[Acce
             .collect();
         let (lines, is_before) = if new.is_empty() {
             let empty = BTreeMap::new();
-            let b = before.and_then(|b| b.get(&c.file)).unwrap_or(&empty);
+            let b = before.and_then(|b| b.get(c.before_file())).unwrap_or(&empty);
             let old: Vec<(u32, u64)> = c
                 .old
                 .iter()
@@ -154,13 +171,14 @@ pub fn tally(ch: &Changes, patched: &Hits, before: Option<&Hits>, accept: &[Acce
         } else {
             (new.iter().map(|n| (*n, h[n])).collect(), false)
         };
+        let file = if is_before { c.before_file() } else { &c.file };
         for (line, count) in lines {
             let accepted = count == 0
                 && accept
                     .iter()
-                    .any(|a| a.file == c.file && (a.first..=a.last).contains(&line));
+                    .any(|a| a.file == file && (a.first..=a.last).contains(&line));
             t.lines.push(Counted {
-                file: c.file.clone(),
+                file: file.to_string(),
                 line,
                 before: is_before,
                 count,
@@ -193,6 +211,14 @@ pub fn ranges(lines: &[(&str, u32)]) -> String {
 }
 
 impl Tally {
+    fn unpatched(&self) -> &'static str {
+        if self.unpatched.is_empty() {
+            "the tree"
+        } else {
+            self.unpatched
+        }
+    }
+
     /// Leave the removed lines (counted on the tree before the patch) out.
     pub fn drop_before(&mut self) {
         let n = self.lines.len();
@@ -246,7 +272,7 @@ impl Tally {
     pub fn line(&self) -> String {
         let ran = self.lines.iter().filter(|l| l.count > 0).count();
         let mut s = format!("changed lines run: {ran} of {}", self.lines.len());
-        if self.lines.is_empty() && self.uncounted_removed == 0 {
+        if self.lines.is_empty() && self.uncounted_removed == 0 && self.out_of_scope.is_empty() {
             s += " (no executable line changed)";
         }
         let never: Vec<&Counted> = self
@@ -260,8 +286,9 @@ impl Tally {
         let idle: Vec<&Counted> = self.lines.iter().filter(|l| self.idle(l)).collect();
         if let (false, Some(n)) = (idle.is_empty(), self.no_difference) {
             s += &format!(
-                "; made no difference: {} (the search of the tree before the patch saw the same {n} states)",
-                Self::list(&idle)
+                "; made no difference: {} (the search of {} before the patch saw the same {n} states)",
+                Self::list(&idle),
+                self.unpatched()
             );
         }
         let acc: Vec<&Counted> = self.lines.iter().filter(|l| l.accepted).collect();
@@ -270,8 +297,20 @@ impl Tally {
         }
         if self.uncounted_removed > 0 {
             s += &format!(
-                "; {} removed line(s) not counted (a counterexample was found: the tree before the patch was not searched)",
-                self.uncounted_removed
+                "; {} removed line(s) not counted (a counterexample was found: {} before the patch was not searched)",
+                self.uncounted_removed,
+                self.unpatched()
+            );
+        }
+        if !self.out_of_scope.is_empty() {
+            let ls: Vec<(&str, u32)> = self
+                .out_of_scope
+                .iter()
+                .map(|(f, l)| (f.as_str(), *l))
+                .collect();
+            s += &format!(
+                "; not reachable from the scope's entry points: {}",
+                ranges(&ls)
             );
         }
         if !self.not_measured.is_empty() {
@@ -320,6 +359,7 @@ impl Tally {
             "made_no_difference": ls(&|l| self.idle(l) && !l.accepted),
             "accepted_unreached": ls(&|l| l.accepted),
             "not_measured": self.not_measured,
+            "out_of_scope": self.out_of_scope.iter().map(|(f, l)| serde_json::json!({"file": f, "line": l})).collect::<Vec<_>>(),
             "no_difference_states": self.no_difference,
             "uncounted_removed": self.uncounted_removed,
             "text": self.line(),

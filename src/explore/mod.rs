@@ -8,6 +8,7 @@ pub mod checker;
 pub(crate) mod commute;
 pub mod compare;
 pub mod consequence;
+pub mod cover;
 pub mod distributed;
 pub mod footprint;
 mod footprint_audit;

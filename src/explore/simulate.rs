@@ -370,6 +370,7 @@ pub fn simulate_on(
         seconds: begin.elapsed().as_secs_f64(),
         bytes_per_state: 0,
         peak_rss_bytes: budget::peak_resident_bytes(),
+        digest: 0,
     };
     let outcome = match failure {
         Some((_, path, CallFailure::Interleaving(mut t))) => {

@@ -9,6 +9,7 @@ pub mod compile;
 pub(crate) mod diag;
 pub(crate) mod lexer;
 pub mod load;
+pub mod marks;
 pub mod parser;
 pub mod pretty;
 pub mod program;

@@ -74,6 +74,9 @@ pub enum Op {
     },
     /// Zeroes the struct instance that local slot `n` points to.
     ZeroStruct(u32),
+    /// Counts one run of marked line `n` ([`super::marks`]); touches nothing else. Only in a
+    /// program made by [`Program::with_marks`].
+    Mark(u32),
 }
 
 impl Op {
@@ -158,6 +161,8 @@ pub struct Program {
     pub(crate) kernel_fields: Vec<Vec<String>>,
     /// Builtin names by [`BuiltinId`], for rendering.
     pub(crate) builtin_names: Vec<String>,
+    /// The marked lines and their counters (none unless made by [`Program::with_marks`]).
+    pub(crate) marks: super::marks::Marks,
 }
 
 impl Program {

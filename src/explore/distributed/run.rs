@@ -259,6 +259,7 @@ pub fn search(
         seconds: t0.elapsed().as_secs_f64(),
         bytes_per_state: 0,
         peak_rss_bytes: budget::peak_resident_bytes(),
+        digest: 0,
     };
     let verdict = match l.end.clone() {
         Some(End::Holds) => {
