@@ -157,7 +157,9 @@ pub fn tally(ch: &Changes, patched: &Hits, before: Option<&Hits>, accept: &[Acce
             .collect();
         let (lines, is_before) = if new.is_empty() {
             let empty = BTreeMap::new();
-            let b = before.and_then(|b| b.get(c.before_file())).unwrap_or(&empty);
+            let b = before
+                .and_then(|b| b.get(c.before_file()))
+                .unwrap_or(&empty);
             let old: Vec<(u32, u64)> = c
                 .old
                 .iter()

@@ -92,7 +92,9 @@ fn diff_programs(base: &Program, patch: &Program) -> Diffed {
             continue;
         };
         let pfile = name_of(patch, ps.file);
-        let bs = base.function(name).and_then(|b| Some((b, base.func_source(b)?)));
+        let bs = base
+            .function(name)
+            .and_then(|b| Some((b, base.func_source(b)?)));
         let (old_text, old_file, old_line) = match &bs {
             Some((_, s)) => {
                 let f = name_of(base, s.file);
@@ -203,7 +205,9 @@ impl PatchCover {
                 continue;
             }
             let exec = |file: &str, lines: &BTreeMap<String, Vec<Line>>, n: &u32| {
-                lines.get(file).is_some_and(|ls| ls.iter().any(|l| l.1 == *n))
+                lines
+                    .get(file)
+                    .is_some_and(|ls| ls.iter().any(|l| l.1 == *n))
             };
             let new: Vec<(String, u32)> = c
                 .new
@@ -316,8 +320,8 @@ impl PatchCover {
             };
             // after a counterexample the removed lines are only counted as lines (which of
             // them are executable the included model says without a search), not as run
-            let lines_only = (failed && needs_before(&changes, &ph))
-                .then(|| hits(&self.base, &self.base_lines));
+            let lines_only =
+                (failed && needs_before(&changes, &ph)).then(|| hits(&self.base, &self.base_lines));
             let mut t = tally(
                 &changes,
                 &ph,

@@ -126,9 +126,14 @@ fn the_search_goes_past_the_bound_while_the_change_has_not_run() {
         ms,
     ]);
     assert_eq!(rc, 3, "{out}{err}");
-    assert!(out.contains(&format!("{ms}: deepening: depth 3: ")), "{out}");
     assert!(
-        out.contains(&format!("{ms}: incomplete: the change at {ms}:12 never ran within depth")),
+        out.contains(&format!("{ms}: deepening: depth 3: ")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{ms}: incomplete: the change at {ms}:12 never ran within depth"
+        )),
         "{out}"
     );
     assert!(out.contains("the deepening budget (2 s) ended"), "{out}");
@@ -156,7 +161,10 @@ fn expand_no_copied_anon_vma_is_a_counterexample_with_no_flags() {
         line.contains("(searched past the bound 4 to depth 5; deepening budget 300 s)"),
         "{line}"
     );
-    assert!(line.contains("changed lines run: 0 of 0; 2 removed line(s) not counted"), "{line}");
+    assert!(
+        line.contains("changed lines run: 0 of 0; 2 removed line(s) not counted"),
+        "{line}"
+    );
     assert!(!out.contains(": holds"), "{out}");
 }
 

@@ -127,7 +127,11 @@ fn every_mutant_has_changed_lines_its_verdict_counts() {
             .unwrap_or_else(|| panic!("{m}: no change against the model it includes"));
         assert!(!c.changes.changes.is_empty(), "{m}");
         // the new lines are the mutant's own
-        let stem = std::path::Path::new(&m).file_name().unwrap().to_str().unwrap();
+        let stem = std::path::Path::new(&m)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
         for ch in &c.changes.changes {
             assert!(ch.file.ends_with(stem), "{m}: {ch:?}");
         }
