@@ -2,8 +2,8 @@
 //! ([`diff_text`], a line diff), which of them ran ([`tally`], on counts of executable lines
 //! by file, [`Hits`]), and the words a verdict line carries ([`Tally::line`]):
 //! `changed lines run: 5 of 7; never ran: mm/vma.c:1288-1289`. The C search counts lines with
-//! gcov (`crate::ccheck::coverage`), the model search with marks in the compiled model
-//! (`crate::explore::cover`); both tally here and deepen with [`deepen`].
+//! gcov (src/ccheck/coverage.rs), the model search with marks in the compiled model
+//! (src/explore/cover.rs); both tally here and deepen with [`deepen`].
 //!
 //! Which lines count, for each change (one run of differing lines):
 //! - its new lines that are executable (listed in the counts), numbered as in the patched

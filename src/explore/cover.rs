@@ -260,9 +260,9 @@ impl PatchCover {
             .lines()
             .filter_map(|l| l.split_once("accept-unreached:"))
             .filter_map(|(_, r)| r.split_whitespace().next())
-            .map(|r| format!("{file}:{}", r.trim_end_matches([',', ';', '.'])).parse())
+            .map(|r| format!("{file}:{}", r.trim_end_matches([',', ';', '.', ')'])).parse())
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("{}: accept-unreached: {e}", root.name))?;
+            .map_err(|e| format!("accept-unreached: {e}"))?;
         Ok(Some(PatchCover {
             accepted,
             base: base.with_marks(&to_mark(&base_lines, &old)),

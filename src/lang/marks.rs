@@ -1,5 +1,5 @@
 //! Marks: counting how often chosen source lines of a model run, for the coverage of a patch
-//! model's changed lines (`crate::explore::cover`). [`Program::with_marks`] returns a copy of
+//! model's changed lines (src/explore/cover.rs). [`Program::with_marks`] returns a copy of
 //! the program with an [`Op::Mark`] before the first instruction of each run of instructions
 //! compiled from a marked line (and before each such instruction a jump lands on); both
 //! engines count a mark in the program's shared counters when they run it. A program loaded
