@@ -32,6 +32,7 @@ pub mod charness;
 pub mod check;
 pub mod checker;
 pub mod cmd;
+pub mod cover;
 pub mod entry;
 pub mod exec;
 pub mod explore;

@@ -128,6 +128,7 @@ impl<T: TransitionSystem> Search<'_, T> {
         self.stats.transitions += done.succs.len();
         for (action, fp, state) in done.succs {
             if self.seen.insert(fp) {
+                self.stats.digest = self.stats.digest.wrapping_add(fp);
                 if last {
                     // at the depth bound: counted, not expanded
                     self.cut = true;
@@ -364,6 +365,7 @@ pub fn bfs<T: TransitionSystem>(
         last_report: Instant::now(),
     };
     search.seen.insert(fp0);
+    search.stats.digest = fp0;
     let mut depth = 0;
     while frontier.len() > 0 {
         if depth >= cfg.max_depth {

@@ -185,6 +185,10 @@ pub struct Stats {
     /// The process's peak resident set (`VmHWM`) when the search ended, in bytes; 0 if
     /// unknown.
     pub peak_rss_bytes: u64,
+    /// The sum (wrapping) of the fingerprints of the distinct states seen: two searches that
+    /// saw the same states have the same digest, whatever their order (0 where a search does
+    /// not compute it).
+    pub digest: u64,
 }
 
 impl Stats {

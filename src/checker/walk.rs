@@ -354,6 +354,7 @@ fn tally<S: Walk>(
         seconds: begin.elapsed().as_secs_f64(),
         bytes_per_state: 0,
         peak_rss_bytes: super::budget::peak_resident_bytes(),
+        digest: 0,
     };
     let walked = match failure {
         Some((walk, path, failure)) => Walked::Failed {

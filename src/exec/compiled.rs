@@ -50,6 +50,8 @@ pub(crate) enum COp {
     /// The texts of the assertion are the [`Op::Warn`] of the same index.
     Warn,
     ZeroStruct(u32),
+    /// Counts a marked line (`crate::lang::marks`).
+    Mark(u32),
     /// Past the last instruction: the interpreter's "ran past the end of a function".
     End,
     /// `Load(s)` then `ReadField(f)`.
@@ -214,6 +216,7 @@ fn decode(op: &Op) -> COp {
         Op::ListPrev(l) => COp::ListPrev(*l),
         Op::Warn { .. } => COp::Warn,
         Op::ZeroStruct(s) => COp::ZeroStruct(*s),
+        Op::Mark(m) => COp::Mark(*m),
     }
 }
 
@@ -234,7 +237,7 @@ fn arity(op: COp) -> (u32, u32) {
         COp::WriteField(_) => (2, 0),
         COp::Call(_, n) | COp::Builtin(_, n) => (n, 1),
         // a return with an empty stack returns void, as the interpreter's does
-        COp::Jump(_) | COp::Return | COp::ZeroStruct(_) | COp::End => (0, 0),
+        COp::Jump(_) | COp::Return | COp::ZeroStruct(_) | COp::Mark(_) | COp::End => (0, 0),
         // fused only after verification
         COp::LoadRead(..)
         | COp::LoadWrite(..)

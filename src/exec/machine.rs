@@ -303,6 +303,10 @@ impl Machine {
                     sp -= 1;
                     cur.pc += 1;
                 }
+                COp::Mark(m) => {
+                    prog.marks.hit(m);
+                    cur.pc += 1;
+                }
                 COp::Dup => {
                     push!(self.vals[sp - 1]);
                     cur.pc += 1;

@@ -417,6 +417,11 @@ impl Thread {
                     prog.any_field_name(*f)
                 )),
             },
+            Op::Mark(m) => {
+                prog.marks.hit(*m);
+                fr.pc += 1;
+                local()
+            }
             Op::ZeroStruct(s) => {
                 let v = fr.locals.get(*s as usize).copied().unwrap_or(Value::Void);
                 fr.pc += 1;

@@ -3,11 +3,11 @@
 //! over call sequences offers the sleep-set search of `commute` ([`CallSteps`]). The call
 //! system of `search` implements it; `commute` names only this module, never `search`.
 
-use crate::checker::budget::Budget;
-use crate::checker::TransitionSystem;
 use super::interleave::ITrace;
 use super::scope::Scope;
 use crate::check;
+use crate::checker::budget::Budget;
+use crate::checker::TransitionSystem;
 use crate::lang::Program;
 use crate::world::scenario::Call;
 use crate::world::World;

@@ -9,6 +9,7 @@ pub mod call_step;
 pub(crate) mod commute;
 pub mod compare;
 pub mod consequence;
+pub mod cover;
 pub mod distributed;
 pub mod footprint;
 mod footprint_audit;

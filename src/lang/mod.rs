@@ -11,6 +11,7 @@ pub mod compile;
 pub(crate) mod diag;
 pub(crate) mod lexer;
 pub mod load;
+pub mod marks;
 pub mod parser;
 pub mod pretty;
 pub mod program;

@@ -7,6 +7,8 @@ use super::lexer::{lex, Tok};
 use super::types::{BuiltinId, FieldId, Type};
 use crate::value::Value;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Index of a function in a [`Program`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,6 +76,9 @@ pub enum Op {
     },
     /// Zeroes the struct instance that local slot `n` points to.
     ZeroStruct(u32),
+    /// Counts one run of marked line `n` ([`super::marks`]); touches nothing else. Only in a
+    /// program made by [`Program::with_marks`].
+    Mark(u32),
 }
 
 impl Op {
@@ -158,6 +163,8 @@ pub struct Program {
     pub(crate) kernel_fields: Vec<Vec<String>>,
     /// Builtin names by [`BuiltinId`], for rendering.
     pub(crate) builtin_names: Vec<String>,
+    /// The marked lines and their counters (none unless made by [`Program::with_marks`]).
+    pub(crate) marks: Marks,
 }
 
 impl Program {
@@ -309,5 +316,27 @@ impl Program {
     /// `file:line:col` for a location.
     pub(crate) fn loc_text(&self, loc: SrcLoc) -> String {
         format!("{}:{}:{}", self.sources.name(loc.file), loc.line, loc.col)
+    }
+}
+
+/// A source line: (file index in the program's sources, 1-based line).
+pub type Line = (u16, u32);
+
+/// The marked lines of a program and how often each ran, shared by its copies.
+#[derive(Clone, Debug, Default)]
+pub struct Marks {
+    /// The marked lines (made by `marks.rs`), by mark number.
+    pub(super) lines: Vec<Line>,
+    /// How often each marked line ran, shared by the program's clones.
+    pub(super) counts: Arc<Vec<AtomicU64>>,
+}
+
+impl Marks {
+    /// Count one run of mark `i`.
+    #[inline]
+    pub(crate) fn hit(&self, i: u32) {
+        if let Some(c) = self.counts.get(i as usize) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }

@@ -116,19 +116,15 @@ pub(crate) struct KernelOpts {
     /// With --kernel: search threads, one harness process each (default: every core, at most 8).
     #[arg(long, requires = "kernel")]
     pub(crate) jobs: Option<usize>,
-    /// With --kernel and a patch or C mutant: accept these changed lines as unreached
-    /// (FILE:LINE or FILE:FIRST-LAST, as the verdict names them; repeatable), for code only
-    /// fault injection reaches. The verdict names the lines accepted.
-    #[arg(long, requires = "kernel", value_name = "FILE:LINE[-LINE]")]
+    /// With a patch model (one that includes the model it changes), or --kernel with a patch
+    /// or C mutant: accept these changed lines as unreached (FILE:LINE or FILE:FIRST-LAST, as
+    /// the verdict names them; repeatable), for code only fault injection reaches. The verdict
+    /// names the lines accepted.
+    #[arg(long, value_name = "FILE:LINE[-LINE]")]
     pub(crate) accept_unreached: Vec<String>,
-    /// With --kernel and a patch or C mutant: seconds the search may spend past the depth
-    /// bound while changed lines have not run, and past the depth where they first ran
-    /// (0: no deepening).
-    #[arg(
-        long,
-        requires = "kernel",
-        default_value_t = 300.0,
-        value_name = "SECS"
-    )]
+    /// With a patch model, or --kernel with a patch or C mutant: seconds the search may
+    /// spend past the depth bound while changed lines have not run, and past the depth where
+    /// they first ran (0: no deepening); each pass of `check` with no flags has its own.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
     pub(crate) deepen_budget: f64,
 }

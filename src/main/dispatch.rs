@@ -95,6 +95,8 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                         seed: simulate.seed,
                     }),
                 cluster,
+                accept_unreached: kernel.accept_unreached,
+                deepen_budget: kernel.deepen_budget,
             };
             cmd::check::check(&args, out, err)
         }

@@ -300,6 +300,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("toml_diag", 0),
     ("textbuf", 0),
     ("known", 0),
+    ("cover", 0),
     ("lang", 1),
     ("invariant", 1),
     ("exec", 2),

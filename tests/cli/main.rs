@@ -22,6 +22,7 @@ mod kdiff;
 mod kernel_tree;
 mod layering;
 mod minimise_cli;
+mod model_coverage;
 mod readme;
 mod report;
 mod review;

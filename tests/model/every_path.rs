@@ -113,3 +113,39 @@ fn a_finding_at_the_top_class_searches_nothing_more() {
     assert!(rep.searched.is_empty());
     assert!(rep.worst().is_none());
 }
+
+/// Every mutant is a patch model of the model it includes, with changed lines the verdict
+/// counts: `check` says of each what ran of its change (`changed lines run: N of M`, and
+/// which lines never ran). A mutant of a patch model is set against that patch model.
+#[test]
+fn every_mutant_has_changed_lines_its_verdict_counts() {
+    use rmapcheck::explore::cover::PatchCover;
+    for m in mutants() {
+        let prog = load(&m);
+        let c = PatchCover::of(&prog, std::path::Path::new(&m))
+            .unwrap_or_else(|e| panic!("{m}: {e}"))
+            .unwrap_or_else(|| panic!("{m}: no change against the model it includes"));
+        assert!(!c.changes.changes.is_empty(), "{m}");
+        // the new lines are the mutant's own
+        let stem = std::path::Path::new(&m)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        for ch in &c.changes.changes {
+            assert!(ch.file.ends_with(stem), "{m}: {ch:?}");
+        }
+        let t = c.tally_now(true);
+        assert!(
+            t.line().starts_with("changed lines run: 0 of "),
+            "{m}: before any search nothing ran: {}",
+            t.line()
+        );
+    }
+    // the baseline changes nothing: no coverage line
+    let base = "models/v7.3-rc4/baseline.rmap";
+    let prog = load(base);
+    assert!(PatchCover::of(&prog, std::path::Path::new(base))
+        .unwrap()
+        .is_none());
+}

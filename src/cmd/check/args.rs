@@ -39,4 +39,9 @@ pub struct CheckArgs {
     /// Run the search on timely workers (threads, or a cluster of processes) instead of the
     /// single-process search (`src/explore/distributed/`).
     pub cluster: Option<crate::explore::distributed::Cluster>,
+    /// A patch model's changed lines accepted as unreached (`FILE:LINE[-LINE]`).
+    pub accept_unreached: Vec<String>,
+    /// Seconds a patch model's search may go on past the bound for its changed lines (0:
+    /// none).
+    pub deepen_budget: f64,
 }

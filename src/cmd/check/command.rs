@@ -12,10 +12,10 @@
 use super::consequence;
 use super::scope::effective_scopes;
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
+use crate::checker::budget::{self, Budget};
 use crate::cmd::formats::{self, Case, Status};
 use crate::cmd::{discover_models, load_model};
 use crate::cmd::{CmdError, CmdResult, Exit};
-use crate::checker::budget::{self, Budget};
 use crate::explore::scope::Scope;
 use crate::explore::search::{search_within, Outcome, Stats};
 use crate::explore::simulate::simulate;
@@ -109,9 +109,24 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
             }
         }
     };
+    let accept = a
+        .accept_unreached
+        .iter()
+        .map(|s| s.parse::<crate::cover::Accept>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CmdError::line(format_args!("rmapcheck check: --accept-unreached {e}")))?;
+    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
+        return Err(CmdError::line(format_args!(
+            "rmapcheck check: --deepen-budget: seconds, 0 or more"
+        )));
+    }
     let plan = passes.len() > 1;
     let mut run = Run {
         a,
+        deepen: crate::cover::deepen::Plan {
+            accept,
+            budget_s: a.deepen_budget,
+        },
         scope: passes[0].clone(),
         plan,
         failed: Vec::new(),
@@ -121,6 +136,7 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         cases: Vec::new(),
         json: Vec::new(),
         status: Exit::Ok,
+        coverage: None,
     };
     if plan {
         let names: Vec<&str> = passes.iter().map(|p| p.name.as_str()).collect();
@@ -166,6 +182,8 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
 /// The state of one `check` run: where output goes and what has been found.
 struct Run<'a> {
     a: &'a CheckArgs,
+    /// How a patch model's search goes to its changed lines.
+    deepen: crate::cover::deepen::Plan,
     /// The scope of the pass running.
     scope: Scope,
     /// Whether the run has several passes (no flag narrowed it): verdict lines name the pass.
@@ -181,6 +199,9 @@ struct Run<'a> {
     /// For json: one result object per model.
     json: Vec<serde_json::Value>,
     status: Exit,
+    /// The coverage of the patch model just searched (JSON, and whether it makes the verdict
+    /// incomplete).
+    coverage: Option<(serde_json::Value, bool)>,
 }
 
 impl Run<'_> {
@@ -286,14 +307,36 @@ impl Run<'_> {
         };
         let (outcome, stats, line) = match (&self.a.simulate, &self.a.cluster) {
             (None, None) => {
+                let cover = match crate::explore::cover::PatchCover::of(&prog, m) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        bar.finish();
+                        return self.model_error(m, &format!("{name}: {e}; no verdict"));
+                    }
+                };
                 let start = self.a.audit.then(super::audit::begin);
-                let (mut outcome, stats) =
-                    search_within(&prog, &name, &self.scope, &budget, &mut report);
+                let (mut outcome, stats, deep) = match &cover {
+                    None => {
+                        let (o, st) =
+                            search_within(&prog, &name, &self.scope, &budget, &mut report);
+                        (o, st, None)
+                    }
+                    Some(c) => match c.search(&name, &self.scope, &self.deepen, &mut report) {
+                        Ok(((o, st), d)) => (o, st, Some(d)),
+                        Err(e) => {
+                            bar.finish();
+                            return self.model_error(m, &format!("{name}: {e}; no verdict"));
+                        }
+                    },
+                };
                 if let Some(start) = start {
                     let audit = super::audit::finding(&name, start, &mut outcome);
                     self.say(&audit)?;
                 }
-                let line = verdict_line(&self.label(m), &outcome, &stats);
+                let mut line = verdict_line(&self.label(m), &outcome, &stats);
+                if let Some(d) = deep {
+                    line = self.covered(m, &outcome, d, &line)?;
+                }
                 (outcome, stats, line)
             }
             (None, Some(c)) => {
@@ -352,7 +395,14 @@ impl Run<'_> {
             return Ok(());
         }
         self.say(&line)?;
+        let coverage = self.coverage.take();
         match &outcome {
+            Outcome::Holds { .. } if coverage.as_ref().is_some_and(|c| c.1) => {
+                self.push_case(m, Status::Incomplete, line, String::new(), stats.seconds);
+                let why = "the change did not run, or the search did not go past it";
+                self.push_json(m, "incomplete", &stats, None, Some(why));
+                self.worsen(Exit::Incomplete);
+            }
             Outcome::Holds { .. } => {
                 self.push_case(m, Status::Pass, line, String::new(), stats.seconds);
                 self.push_json(m, "holds", &stats, None, None);
@@ -427,7 +477,46 @@ impl Run<'_> {
                 self.worsen(Exit::Found);
             }
         }
+        if let Some((j, _)) = coverage {
+            let mut f = serde_json::Map::new();
+            f.insert("coverage".into(), j);
+            self.add_json_fields(f);
+        }
         Ok(())
+    }
+
+    /// A model whose search could not be set up: an error of that model (exit 2).
+    fn model_error(&mut self, m: &Path, e: &str) -> std::io::Result<()> {
+        writeln!(self.err, "rmapcheck check: {e}")?;
+        self.push_case(m, Status::Error, e.to_string(), String::new(), 0.0);
+        self.push_json(m, "error", &Stats::default(), None, Some(e));
+        self.worsen(Exit::BadInput);
+        Ok(())
+    }
+
+    /// The verdict line of a patch model's search with what ran of the change (the deepening
+    /// runs said first); keeps the coverage for the JSON result and the exit status.
+    fn covered(
+        &mut self,
+        m: &Path,
+        outcome: &Outcome,
+        d: crate::cover::deepen::Deepened,
+        line: &str,
+    ) -> std::io::Result<String> {
+        let label = self.label(m).display().to_string();
+        let bound = self.scope.max_depth;
+        for l in d.step_lines(bound) {
+            self.say(&format!("{label}: {l}"))?;
+        }
+        let base = line.strip_prefix(&format!("{label}: ")).unwrap_or(line);
+        let found = matches!(
+            outcome,
+            Outcome::Counterexample(_) | Outcome::Interleaving(_)
+        );
+        let (l, incomplete) =
+            crate::cover::deepen::verdict_line(found, &d, bound, self.deepen.budget_s, base);
+        self.coverage = Some((d.json(self.deepen.budget_s), incomplete));
+        Ok(format!("{label}: {l}"))
     }
 
     /// The model's name in a verdict line: with the pass's name when the run has several.

@@ -119,9 +119,21 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             writeln!(out, "{}", scope.summary())?;
             let budget = scope.budget();
             let bar = crate::cmd::progress::Bar::new(a.check.progress, "compare");
+            // the patch model marked on its changed lines, and the model it includes on the
+            // removed ones when it is the base compared with
+            let cover = crate::explore::cover::PatchCover::of(&patch, &a.patch)
+                .map_err(|e| CmdError::line(format_args!("rmapcheck compare: {e}")))?;
+            let same_base = cover.as_ref().is_some_and(|c| {
+                std::fs::canonicalize(&c.base_path).ok() == std::fs::canonicalize(&a.base).ok()
+            });
+            let (base_run, patch_run) = match &cover {
+                Some(c) if same_base => (c.base(), c.patch()),
+                Some(c) => (&base, c.patch()),
+                None => (&base, &patch),
+            };
             let r = run_compare(
-                &base,
-                &patch,
+                base_run,
+                patch_run,
                 &scope,
                 &budget,
                 &mut |states, depth, secs| {
@@ -186,6 +198,14 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
                     Exit::Found
                 }
             };
+            if let Some(c) = &cover {
+                writeln!(
+                    out,
+                    "changed code: {}; the changed lines ran {} times in all",
+                    c.tally_now(same_base).line(),
+                    c.runs_now()
+                )?;
+            }
             writeln!(
                 out,
                 "\ncritical-section work over the calls compared, per kind of call:"

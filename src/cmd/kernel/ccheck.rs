@@ -2,13 +2,13 @@
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
 //! with the sequential invariants checked after every call (docs/CHECK-C.md).
 
-use crate::ccheck::coverage::Accept;
 use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, cmutant, report, Source};
 use crate::checker::Verdict;
 use crate::cmd::formats::TraceFormat;
 use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
+use crate::cover::Accept;
 use crate::explore::scope::Scope;
 use crate::explore::simulate::Simulation;
 use crate::world::scenario::Call;
@@ -184,7 +184,11 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let depth = deep.as_ref().map_or(scope.max_depth, |d| d.depth);
     let (mut line, mut class) = report::verdict(&o, depth);
     if let Some(d) = deep.as_ref().filter(|_| class != report::Class::Diverges) {
-        let (l, found, inc) = deepen::verdict_line(&o, d, scope.max_depth, plan.budget_s, &line);
+        let found = matches!(
+            o.verdict,
+            Verdict::Failed { .. } | Verdict::FailedInitial(_)
+        );
+        let (l, inc) = deepen::verdict_line(found, d, scope.max_depth, plan.budget_s, &line);
         line = l;
         class = if found {
             report::Class::Found
@@ -195,13 +199,8 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         };
     }
     let mut skipped = Vec::new();
-    for st in deep.iter().flat_map(|d| &d.steps) {
-        if st.depth > scope.max_depth {
-            skipped.push(format!(
-                "  deepening: depth {}: {} states in {:.1} s; {}",
-                st.depth, st.states, st.seconds, st.covered
-            ));
-        }
+    for l in deep.iter().flat_map(|d| d.step_lines(scope.max_depth)) {
+        skipped.push(format!("  {l}"));
     }
     for (why, n) in &o.skipped {
         skipped.push(format!(
@@ -310,18 +309,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             "c_calls": o.c_calls,
             "seconds": o.stats.seconds,
             "depth": depth,
-            "coverage": deep.as_ref().map(|d| serde_json::json!({
-                "changed_lines": d.tally.json(),
-                "first_ran_at_depth": d.first_ran,
-                "target_depth": d.target,
-                "deepening_budget_s": plan.budget_s,
-                "deepening_s": d.deepening_s,
-                "stopped": d.stopped,
-                "runs": d.steps.iter().map(|s| serde_json::json!({
-                    "depth": s.depth, "states": s.states, "seconds": s.seconds,
-                    "changed_lines": s.covered,
-                })).collect::<Vec<_>>(),
-            })),
+            "coverage": deep.as_ref().map(|d| d.json(plan.budget_s)),
             "counterexample": match (failure, &kcalls) {
                 (Some(f), Some(k)) => report::json(k, f),
                 _ => serde_json::Value::Null,

@@ -304,6 +304,7 @@ pub fn run_on<F: Factory>(
         seconds: t0.elapsed().as_secs_f64(),
         bytes_per_state: 0,
         peak_rss_bytes: budget::peak_resident_bytes(),
+        digest: 0,
     };
     let verdict = match l.end.clone() {
         Some(End::Holds) => {

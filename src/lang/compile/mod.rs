@@ -63,6 +63,7 @@ pub fn compile(
         sources,
         kernel_fields: kernel_field_names(schema),
         builtin_names: builtin_names(schema),
+        marks: Default::default(),
     })
 }
 
