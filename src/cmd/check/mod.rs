@@ -8,6 +8,7 @@ pub(crate) mod audit;
 pub mod command;
 pub mod compare;
 mod consequence;
+mod out_files;
 pub mod prove;
 pub mod scope;
 mod verdict;
