@@ -128,6 +128,30 @@ const INPUTS: &[&str] = &[
     "lib/maple_tree.c",
 ];
 
+/// Refuse, naming what is missing, a tree older than the layout the harness is built on: the
+/// VMA code split into mm/vma.c, mm/vma_init.c and mm/vma_exec.c, and the userland VMA tests
+/// with their `include/` headers (stubs.h, custom.h), as in v7.x. A 6.12 tree has mm/vma.c
+/// and tools/testing/vma, but neither of the other two files, and one vma_internal.h for the
+/// tests' headers.
+fn older_tree(tree: &Path, release: &str) -> Result<(), String> {
+    let missing: Vec<&str> = INPUTS
+        .iter()
+        .copied()
+        .chain(["tools/testing/vma/include"])
+        .filter(|f| !tree.join(f).exists())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: a {release} tree lacks {} that the C harness builds from (it follows the layout of \
+         v7.x trees: mm/vma_init.c, mm/vma_exec.c and tools/testing/vma/include/); older \
+         trees, 6.12 LTS among them, are not supported",
+        tree.display(),
+        missing.join(", ")
+    ))
+}
+
 /// Files under [`INPUTS`] that the harness does not compile: the userland tests' own tests.
 const NOT_COMPILED: &[&str] = &["tools/testing/vma/tests", "tools/testing/vma/main.c"];
 
@@ -212,6 +236,7 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
         ));
     }
     let release = release(&tree)?;
+    older_tree(&tree, &release)?;
     let salt = if coverage {
         [salt, b"\0coverage"].concat()
     } else {
@@ -454,4 +479,38 @@ fn rmap_gen(tree: &Path, helpers: &[lock_wrappers::Helper]) -> Result<String, St
     )?);
     g.push("#undef kmem_cache_alloc\n#undef kmem_cache_free".into());
     Ok(g.join("\n\n") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{older_tree, INPUTS};
+
+    /// A tree laid out as 6.12 is (mm/vma.c and tools/testing/vma, no vma_init.c, vma_exec.c
+    /// or tests' include/) is refused naming each missing piece; a tree with every input passes.
+    #[test]
+    fn a_tree_older_than_the_harness_layout_is_refused_naming_what_it_lacks() {
+        let d = tempfile::tempdir().unwrap();
+        for f in INPUTS {
+            let p = d.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            if f.contains('.') || f.ends_with("Makefile") {
+                std::fs::write(&p, "").unwrap();
+            } else {
+                std::fs::create_dir_all(&p).unwrap();
+            }
+        }
+        std::fs::create_dir_all(d.path().join("tools/testing/vma/include")).unwrap();
+        assert_eq!(older_tree(d.path(), "7.3.0"), Ok(()));
+        std::fs::remove_file(d.path().join("mm/vma_init.c")).unwrap();
+        std::fs::remove_file(d.path().join("mm/vma_exec.c")).unwrap();
+        std::fs::remove_dir(d.path().join("tools/testing/vma/include")).unwrap();
+        let e = older_tree(d.path(), "6.12.118").unwrap_err();
+        assert!(
+            e.contains(
+                "a 6.12.118 tree lacks mm/vma_init.c, mm/vma_exec.c, tools/testing/vma/include"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("6.12 LTS among them, are not supported"), "{e}");
+    }
 }
