@@ -313,13 +313,7 @@ impl Run<'_> {
                     Walked::NoStart(Start::Failure(f)) => Verdict::FailedInitial(f),
                     Walked::NoStart(Start::Error(e)) => Verdict::Error(e),
                     Walked::Passed { stopped } => Verdict::Incomplete {
-                        reason: match stopped {
-                            None => w.describe(),
-                            Some(why) => format!(
-                                "simulated {} of {} walks, depth {}, seed {}: {why}",
-                                r.walks, w.walks, w.depth, w.seed
-                            ),
-                        },
+                        reason: w.passed(r.walks, stopped),
                         complete_depth: 0,
                     },
                 };

@@ -80,6 +80,18 @@ impl Walks {
         )
     }
 
+    /// Why a run of these walks that found no failure is incomplete: [`Walks::describe`], or,
+    /// when `stopped` says why it ended early, how many of the walks ran (`counted`) and why.
+    pub fn passed(&self, counted: u64, stopped: Option<String>) -> String {
+        match stopped {
+            None => self.describe(),
+            Some(why) => format!(
+                "simulated {counted} of {} walks, depth {}, seed {}: {why}",
+                self.walks, self.depth, self.seed
+            ),
+        }
+    }
+
     /// The generator of walk `i`: the seed and the index through SplitMix64's finaliser (so
     /// nearby seeds and indices give unrelated streams), then rand's own seeding.
     fn rng(&self, i: u64) -> Xoshiro256PlusPlus {

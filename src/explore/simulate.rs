@@ -170,13 +170,7 @@ pub fn simulate_on(
             (Outcome::Counterexample(Box::new(t)), Some(walk))
         }
         Walked::Passed { stopped } => {
-            let reason = match stopped {
-                None => sim.describe(),
-                Some(why) => format!(
-                    "simulated {} of {} walks, depth {}, seed {}: {why}",
-                    r.walks, sim.walks, sim.depth, sim.seed
-                ),
-            };
+            let reason = sim.walks().passed(r.walks, stopped);
             let o = Outcome::Incomplete {
                 reason,
                 complete_depth: 0,

@@ -15,7 +15,8 @@ use std::process::Command;
 
 use super::kernel_tree::tree;
 
-fn check(args: &[&str]) -> Option<(i32, String, String)> {
+/// `check --kernel TREE --quiet ARGS` in the crate's directory; `None` without a tree.
+pub(super) fn check(args: &[&str]) -> Option<(i32, String, String)> {
     let t = tree()?;
     let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))

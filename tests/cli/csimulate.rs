@@ -4,6 +4,7 @@
 //! 4 finds is found and shrunk to the calls it needs; the breadth-first search, the walks and
 //! the distributed search run the same C system (a test of each on one harness).
 
+use super::ccheck::check;
 use super::kernel_tree::tree;
 use rmapcheck::ccheck::{self, Run, Source};
 use rmapcheck::checker::walk::Walks;
@@ -12,27 +13,8 @@ use rmapcheck::cmd::load_model;
 use rmapcheck::explore::distributed::Cluster;
 use rmapcheck::explore::scope::Scope;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const DEEP: &str = "cmutants/deep/rb-erase-right-rotate-stays-black.toml";
-
-fn check(args: &[&str]) -> Option<(i32, String, String)> {
-    let t = tree()?;
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("check")
-        .arg("--kernel")
-        .arg(&t)
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .unwrap();
-    Some((
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    ))
-}
 
 /// The number in `... after call N of N` of a C counterexample.
 fn failing_call(out: &str) -> usize {
