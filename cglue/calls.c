@@ -563,6 +563,7 @@ static long call_exit(struct mm_struct *mm)
 
 static void glue_dump(void);
 static void glue_corrupt(const char *what, long index);
+static bool glue_contract_command(char **w, int n, long *ret);
 
 static long num(const char *s)
 {
@@ -664,6 +665,9 @@ static void glue_command(char **w, int n)
 		NEED(2);
 		MM();
 		ret = call_exit(mm);
+	} else if (glue_contract_command(w, n, &ret)) {
+		if (ret == LONG_MIN)
+			return;
 	} else {
 		printf("error unknown command %s\n", w[0]);
 		return;

@@ -43,6 +43,7 @@ unsigned long rlimit(unsigned int limit)
 }
 
 #include "calls.c"
+#include "contract.c"
 #include "dump.c"
 #include "pages.c"
 

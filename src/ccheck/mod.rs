@@ -22,6 +22,7 @@ pub mod invariants;
 pub mod overlay;
 pub mod pages;
 pub mod patch;
+pub mod plan;
 pub mod report;
 pub mod repro;
 pub mod system;

@@ -25,6 +25,7 @@ const GLUE: &[(&str, &str)] = &[
     ("glue.c", include_str!("../../cglue/glue.c")),
     ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
+    ("contract.c", include_str!("../../cglue/contract.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
     ("pages.c", include_str!("../../cglue/pages.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),

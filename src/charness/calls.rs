@@ -50,15 +50,22 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
         EntryPoint::Exit,
         "exit_mmap(): unlink_anon_vmas(), unlink_file_vma_batch_*(), remove_vma()",
     ),
+    (EntryPoint::ContractSplit, "__split_vma() (mm/vma.c, static)"),
+    (EntryPoint::ContractShrink, "vma_shrink()"),
+    (
+        EntryPoint::ContractAdjustNext,
+        "commit_merge() (static), __adjust_next_start",
+    ),
+    (
+        EntryPoint::ContractAdjustMiddle,
+        "commit_merge() (static), __adjust_middle_start",
+    ),
 ];
 
 /// Why an entry point is not compared, or None when it is.
 pub fn skip_reason(p: EntryPoint) -> Option<&'static str> {
     use EntryPoint::*;
     match p {
-        ContractSplit | ContractShrink | ContractAdjustNext | ContractAdjustMiddle => Some(
-            "contract-mode call: its arguments are the model's preconditions, not a system call's; not compared yet",
-        ),
         MremapMoveShrink | MremapDontunmap => {
             Some("mremap's shrinking and MREMAP_DONTUNMAP moves are not in the harness yet")
         }
@@ -92,6 +99,17 @@ fn obj(call: &Call, i: usize, kind: ObjKind) -> Result<Option<u64>, String> {
             i + 1
         )),
     }
+}
+
+/// The start page of the VMA that argument `i` names in `w` (a contract call names its VMA by
+/// object; the harness finds it by its start).
+fn vma_start(w: &World, call: &Call, i: usize) -> Result<u64, String> {
+    let v = obj(call, i, ObjKind::Vma)?.ok_or_else(|| format!("{call}: the VMA is NULL"))?;
+    w.vmas
+        .get(v as usize)
+        .filter(|x| x.vm_mm.is_some())
+        .map(|x| x.vm_start)
+        .ok_or_else(|| format!("{call}: vma#{v} is not mapped"))
 }
 
 /// The harness request for `call`, made on the model world `w`.
@@ -145,6 +163,28 @@ pub fn drive(w: &World, call: &Call) -> Result<Drive<String>, String> {
         FileFault => format!("file_fault {mm} {}", int(call, 1)?),
         Fork => format!("fork {mm}"),
         Exit => format!("exit {mm}"),
+        ContractSplit => format!(
+            "contract_split {mm} {} {} {}",
+            vma_start(w, call, 1)?,
+            int(call, 2)?,
+            int(call, 3)?
+        ),
+        ContractShrink => format!(
+            "contract_shrink {mm} {} {}",
+            vma_start(w, call, 1)?,
+            int(call, 2)?
+        ),
+        ContractAdjustNext | ContractAdjustMiddle => format!(
+            "{} {mm} {} {} {}",
+            if p == ContractAdjustNext {
+                "contract_adjust_next"
+            } else {
+                "contract_adjust_middle"
+            },
+            vma_start(w, call, 1)?,
+            int(call, 2)?,
+            int(call, 3)?
+        ),
         _ => unreachable!("skipped above"),
     };
     Ok(Drive::Op(Some(r)))

@@ -107,6 +107,14 @@ fn shrink_pick(p: &Pick) -> Option<Vec<Value>> {
 
 // ---- contract_adjust_next / contract_adjust_middle: commit_merge() moving a boundary
 
+/// Whether a VMA starting at page `start` may be given page offset `pg` by commit_merge():
+/// assert_sane_pgoff() (mm/vma.h, v7.3) warns when a truly anonymous VMA (no file, no
+/// anon_vma yet) gets a pgoff other than its start page, so no caller does that, and a contract
+/// call that did would be a bad call, not a finding (docs/FIDELITY.md, "Contract calls").
+fn sane_pgoff(file: Option<u32>, anon_vma: Option<u32>, start: u64, pg: u64) -> bool {
+    file.is_some() || anon_vma.is_some() || pg == start
+}
+
 pub(crate) const ADJUST_NEXT: Entry = Entry {
     offer: adjust_next_offer,
     pick: |p| adjust_pick(p, true),
@@ -130,6 +138,9 @@ fn adjust_next_offer(h: &Here, emit: Emit) {
     for end in v.start + 1..v.end {
         if n.pgoff.min(n.anon_pgoff) + end >= n.start {
             for pg in [v.pgoff, v.pgoff + 1] {
+                if !sane_pgoff(v.file, v.anon_vma, v.start, pg) {
+                    continue;
+                }
                 emit(vec![h.mmv(), h.vmav(), int(end), int(pg)]);
             }
         }
@@ -157,7 +168,9 @@ fn adjust_middle_offer(h: &Here, emit: Emit) {
     };
     for end in v.start + 1..v.end {
         for pg in [pr.pgoff, pr.pgoff + 1] {
-            emit(vec![h.mmv(), h.vmav(), int(end), int(pg)]);
+            if sane_pgoff(pr.file, pr.anon_vma, pr.start, pg) {
+                emit(vec![h.mmv(), h.vmav(), int(end), int(pg)]);
+            }
         }
     }
 }
@@ -202,6 +215,11 @@ fn adjust_requires(a: &At, next: bool) -> Result<(), String> {
     strictly_inside(a, e, "the new boundary")?;
     if next && o.vm_pgoff.min(o.vm_anon_pgoff) < o.vm_start - e {
         return Err("next's pgoff would go below 0".into());
+    }
+    // the VMA that keeps its start takes the pgoff: middle when next moves, else prev
+    let kept = if next { x } else { o };
+    if !sane_pgoff(kept.vm_file, kept.anon_vma, kept.vm_start, a.page(3)) {
+        return Err("a truly anonymous VMA would get a pgoff other than its start page".into());
     }
     Ok(())
 }

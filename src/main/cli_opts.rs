@@ -85,8 +85,7 @@ pub(crate) struct CrashOpts {
 
 /// The `check` flags that `--kernel` does not honour: each is an error beside it, never
 /// silently dropped. (`--unreduced` is what the C search does anyway: it never reduces.)
-const KERNEL_REFUSES: [&str; 9] = [
-    "mode",
+const KERNEL_REFUSES: [&str; 8] = [
     "trace_dir",
     "repro_dir",
     "symmetry",

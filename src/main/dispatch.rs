@@ -54,6 +54,7 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
                     patches: kernel.patch,
                     mutants: kernel.c_mutant,
                     scope: scope.scope,
+                    mode: scope.mode,
                     max_depth: scope.max_depth,
                     format,
                     threads: kernel.jobs,

@@ -2,9 +2,9 @@
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
 //! with the sequential invariants checked after every call (docs/CHECK-C.md).
 
-use crate::ccheck::deepen::{self, Plan};
+use super::cpass::{self, Ctx};
+use crate::ccheck::deepen::Plan;
 use crate::ccheck::{self, cmutant, report, Source};
-use crate::checker::Verdict;
 use crate::cmd::formats::TraceFormat;
 use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
@@ -26,6 +26,8 @@ pub struct CcheckArgs {
     /// C mutant specs (files, or directories of `*.toml`).
     pub mutants: Vec<PathBuf>,
     pub scope: Option<String>,
+    /// `--mode`: one pass in that mode instead of every pass.
+    pub mode: Option<crate::entry::Mode>,
     pub max_depth: Option<u32>,
     pub format: TraceFormat,
     pub threads: Option<usize>,
@@ -55,18 +57,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         return Err(bad("--format: the C search writes text, json or html"));
     }
     let prog = load_model(&a.model).map_err(CmdError::text)?;
-    let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
-    if let Some(d) = a.max_depth {
-        scope.max_depth = d;
-    }
-    if let Some(sim) = &a.simulate {
-        sim.validate().map_err(bad)?;
-        // the walks' depth is the depth every verdict and coverage line names
-        scope.max_depth = sim.depth;
-    }
-    if scope.max_depth == 0 {
-        return Err(bad("depth 0 makes no call"));
-    }
+    let passes = c_passes(a)?;
     let mut mutants = Vec::new();
     for m in &a.mutants {
         if m.is_dir() {
@@ -102,11 +93,35 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             format!(" with {}", prep.applied.join(", "))
         }
     )];
-    head.push(format!(
-        "  {}; model {} chooses the calls",
-        scope.summary(),
-        a.model.display()
-    ));
+    let plan_line = (passes.len() > 1).then(|| {
+        let left = crate::ccheck::plan::left_out_by_all(&passes);
+        format!(
+            "  every path on the C, {} passes ({}); left out by all of them (bounds aside, each \
+             in its pass's scope line): {}",
+            passes.len(),
+            passes
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if left.is_empty() {
+                "nothing".to_string()
+            } else {
+                left.join("; ")
+            }
+        )
+    });
+    match &plan_line {
+        Some(l) => head.push(format!(
+            "{l}; model {} chooses the calls",
+            a.model.display()
+        )),
+        None => head.push(format!(
+            "  {}; model {} chooses the calls",
+            passes[0].summary(),
+            a.model.display()
+        )),
+    }
     head.push(format!("  {}", report::invariants_line()));
     if let Some(sim) = &a.simulate {
         head.push(format!(
@@ -139,241 +154,172 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             writeln!(w, "{l}")?;
         }
     }
-    let bar = crate::cmd::progress::Bar::new(a.progress, "check --kernel");
-    let threads = a.threads.unwrap_or_else(ccheck::default_threads);
-    let mut report_progress = |s: usize, d: u32, f: usize, secs: f64| {
-        bar.report(&format!(
-            "C: {s} states, depth {d}, frontier {f}, {secs:.0}s"
-        ))
+    let cx = Ctx {
+        a,
+        prog: &prog,
+        prep: &prep,
+        plan: Plan {
+            accept,
+            budget_s: a.deepen_budget,
+        },
+        threads: a.threads.unwrap_or_else(ccheck::default_threads),
     };
-    let plan = Plan {
-        accept,
-        budget_s: a.deepen_budget,
-    };
-    let run = ccheck::Run {
-        binary: &prep.built.binary,
-        baseline: prep.baseline.as_ref().map(|b| b.binary.as_path()),
-        threads,
-        env: Vec::new(),
-        walks: a.simulate.as_ref().map(Simulation::walks),
-        cluster: a.cluster.as_ref(),
-    };
-    let searched = match &prep.changes {
-        None => run
-            .go(&prog, &scope, &mut report_progress)
-            .map(|o| (o, None)),
-        Some(ch) => deepen::search(
-            &prog,
-            &scope,
-            &a.kernel,
-            &run,
-            ch,
-            &plan,
-            &mut report_progress,
-        )
-        .map(|(o, d)| (o, Some(d))),
-    };
-    bar.finish();
-    let (o, deep) = searched.map_err(bad)?;
-    if o.stats.transitions == 0 && !matches!(o.verdict, Verdict::FailedInitial(_)) {
-        if let Verdict::Error(e) = &o.verdict {
-            return Err(bad(e));
+    let several = passes.len() > 1;
+    let mut status = Exit::Ok;
+    let mut stopped: Option<(String, &str)> = None;
+    let (mut notes, mut lines, mut docs, mut cex) = (Vec::new(), Vec::new(), Vec::new(), None);
+    for scope in &passes {
+        let label = several.then_some(scope.name.as_str());
+        if several {
+            let l = format!("  pass {}: {}", scope.name, scope.summary());
+            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
+            writeln!(w, "{l}")?;
+            notes.push(l);
         }
-        return Err(bad("the search made no call on the C"));
-    }
-    let depth = deep.as_ref().map_or(scope.max_depth, |d| d.depth);
-    let (mut line, mut class) = report::verdict(&o, depth);
-    if let Some(d) = deep.as_ref().filter(|_| class != report::Class::Diverges) {
-        let found = matches!(
-            o.verdict,
-            Verdict::Failed { .. } | Verdict::FailedInitial(_)
-        );
-        let (l, inc) = deepen::verdict_line(found, d, scope.max_depth, plan.budget_s, &line);
-        line = l;
-        class = if found {
-            report::Class::Found
-        } else if inc {
-            report::Class::Incomplete
-        } else {
-            report::Class::Holds
-        };
-    }
-    let mut skipped = Vec::new();
-    for l in deep.iter().flat_map(|d| d.step_lines(scope.max_depth)) {
-        skipped.push(format!("  {l}"));
-    }
-    for (why, n) in &o.skipped {
-        skipped.push(format!(
-            "  calls offered but not reachable by the harness: {n} x {why}"
-        ));
-    }
-    if o.divergences.count > 0 {
-        skipped.push(format!(
-            "  states where the model's world left the C's: {}, none searched further (the model \
-             chooses the calls; see the divergence below)",
-            o.divergences.count
-        ));
-    }
-    if let Some(n) = o.shrunk_from {
-        skipped.push(format!(
-            "  the failing walk made {n} calls; shrunk to the {} the failure needs",
-            match &o.verdict {
-                Verdict::Failed { path, .. } => path.len(),
-                _ => 0,
+        if let Some((pass, why)) = &stopped {
+            let l = format!(
+                "{} [{}]: not run: {why} in pass {pass}",
+                a.kernel.display(),
+                scope.name
+            );
+            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
+            writeln!(w, "{l}")?;
+            lines.push(l);
+            continue;
+        }
+        if crate::checker::budget::stop_requested() {
+            let l = format!(
+                "{} [{}]: not run: the run was interrupted (incomplete)",
+                a.kernel.display(),
+                scope.name
+            );
+            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
+            writeln!(w, "{l}")?;
+            lines.push(l);
+            status = worse(status, Exit::Incomplete);
+            continue;
+        }
+        let p = cpass::run_pass(&cx, scope, label, out, err)?;
+        notes.extend(p.notes);
+        lines.push(match label {
+            Some(l) => format!("[{l}] {}", p.line),
+            None => p.line,
+        });
+        docs.push(p.json);
+        status = worse(status, exit_of(p.class));
+        match p.class {
+            report::Class::Found => {
+                stopped = Some((scope.name.clone(), "a counterexample (above)"));
+                if cex.is_none() {
+                    cex = p.cex;
+                }
             }
-        ));
-    }
-    if o.checkpoints_over > 0 {
-        skipped.push(format!(
-            "  walker checkpoints over the bound of {} a call: up to {} in one sequence not run",
-            crate::ccheck::pages::CHECKPOINTS_PER_CALL,
-            o.checkpoints_over
-        ));
-    }
-    let (calls, failure): (Vec<Call>, _) = match &o.verdict {
-        Verdict::Failed { path, failure } => (path.clone(), Some(failure)),
-        Verdict::FailedInitial(f) => (Vec::new(), Some(f)),
-        _ => (Vec::new(), None),
-    };
-    let kcalls = failure.map(|_| kernel_calls(&prog, &scope, &calls));
-    // the consequence search: the C again, for each class more severe than the first's (the
-    // HTML page does not show it)
-    let html = matches!(a.format, TraceFormat::Html);
-    let conseq = failure.filter(|_| !html).and_then(|f| {
-        crate::ccheck::consequence::search(
-            &prog,
-            &scope,
-            &prep.built.binary,
-            prep.baseline.as_ref().map(|b| b.binary.as_path()),
-            threads,
-            f,
-            calls.len(),
-        )
-    });
-    if text {
-        for s in &skipped {
-            writeln!(out, "{s}")?;
-        }
-        writeln!(out, "{}: {line}", a.kernel.display())?;
-        if let (Some(f), Some(k)) = (failure, &kcalls) {
-            write!(out, "{}", report::text(k, f))?;
-            write!(out, "{}", crate::ccheck::consequence::production_note(f))?;
-        }
-        if let Some(r) = &conseq {
-            writeln!(out, "{}", r.line())?;
-            if let Some((wcalls, wf)) = r.worst() {
-                writeln!(
-                    out,
-                    "\nWorst consequence found by the same bug: {} ({}), {} calls:",
-                    wf.invariant.map_or("a crash", |i| i.name()),
-                    crate::ccheck::consequence::class_of(wf),
-                    wcalls.len()
-                )?;
-                let wk = kernel_calls(&prog, &scope, wcalls);
-                write!(out, "{}", report::text(&wk, wf))?;
-                write!(out, "{}", crate::ccheck::consequence::production_note(wf))?;
+            report::Class::Diverges => {
+                stopped = Some((scope.name.clone(), "the model diverged from the C (above)"));
             }
+            _ => {}
         }
-        if let Some(d) = o.divergences.kept.first() {
-            write!(
-                out,
-                "{}",
-                divergence_text(&prog, &scope, d, prep.baseline.is_some())
-            )?;
-        }
-    } else {
-        for s in &skipped {
-            writeln!(err, "{s}")?;
-        }
-        writeln!(err, "{}: {line}", a.kernel.display())?;
     }
     if matches!(a.format, TraceFormat::Html) {
-        let cex = failure.zip(kcalls.as_deref()).map(|(f, k)| (k, f));
+        let c = cex.as_ref().map(|(k, f)| (k.as_slice(), f));
         write!(
             out,
             "{}",
-            crate::ccheck::html::page(&head, &skipped, &line, cex)
+            crate::ccheck::html::page(&head, &notes, &lines.join("\n"), c)
         )?;
     } else if !text {
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "kernel": a.kernel.display().to_string(),
             "release": release,
             "applied": prep.applied,
             "model": a.model.display().to_string(),
-            "scope": scope.summary(),
-            "scope_spec": scope,
             "invariants": report::invariants_line(),
-            "verdict": line,
-            "states": o.stats.states,
-            "transitions": o.stats.transitions,
-            "c_calls": o.c_calls,
-            "seconds": o.stats.seconds,
-            "depth": depth,
-            "coverage": deep.as_ref().map(|d| d.json(plan.budget_s)),
-            "counterexample": match (failure, &kcalls) {
-                (Some(f), Some(k)) => report::json(k, f),
-                _ => serde_json::Value::Null,
-            },
-            "divergences": o.divergences.count,
-            "divergence": o.divergences.kept.first().map(|d| serde_json::json!({
-                "calls": d.calls.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-                "c_world": d.c,
-                "model_world": d.model,
-            })),
-            "first": failure.map_or(serde_json::Value::Null, |f| {
-                crate::ccheck::consequence::finding_json(f, calls.len())
-            }),
-            "worst": match (conseq.as_ref().and_then(|r| r.worst()), failure) {
-                (Some((wc, wf)), _) => {
-                    let mut j = crate::ccheck::consequence::finding_json(wf, wc.len());
-                    if let Some(o) = j.as_object_mut() {
-                        o.insert(
-                            "counterexample".into(),
-                            report::json(&kernel_calls(&prog, &scope, wc), wf),
-                        );
-                    }
-                    j
-                }
-                (None, Some(f)) => crate::ccheck::consequence::finding_json(f, calls.len()),
-                (None, None) => serde_json::Value::Null,
-            },
-            "consequence_search": conseq.as_ref().map(|r| r.line()),
         });
+        if let Some(o) = doc.as_object_mut() {
+            if several {
+                o.insert("plan".into(), serde_json::json!(plan_line));
+                o.insert("passes".into(), serde_json::Value::Array(docs));
+            } else if let Some(serde_json::Value::Object(one)) = docs.pop() {
+                o.extend(one.into_iter().filter(|(k, _)| k != "pass"));
+            }
+        }
         writeln!(
             out,
             "{}",
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         )?;
     }
-    Ok(match class {
+    Ok(status)
+}
+
+fn exit_of(c: report::Class) -> Exit {
+    match c {
         report::Class::Found => Exit::Found,
         report::Class::Diverges => Exit::Diverges,
         report::Class::Incomplete => Exit::Incomplete,
         report::Class::Holds => Exit::Ok,
-    })
+    }
 }
 
-/// The first divergence: the calls in kernel form and cdiff of the two worlds.
-fn divergence_text(
-    prog: &crate::lang::Program,
-    scope: &Scope,
-    d: &ccheck::diverge::Divergence,
-    patched: bool,
-) -> String {
-    let mut s = format!(
-        "\nDIVERGENCE: the model diverges from the kernel's C after call {}{}. This is a \
-         fidelity failure of the model, not a finding about the C: the search takes its calls \
-         from the model's world, so it stops there. `rmapcheck cdiff --sequence` replays it.\n",
-        d.calls.len(),
-        if patched {
-            " (shown on the unpatched tree's C, which diverges too)"
-        } else {
-            ""
+/// The exit status of several passes: a counterexample first, then a divergence, then
+/// incomplete.
+fn worse(a: Exit, b: Exit) -> Exit {
+    let rank = |e: Exit| match e {
+        Exit::Found => 3,
+        Exit::Diverges => 2,
+        Exit::Incomplete => 1,
+        _ => 0,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The scopes `check --kernel` runs: the C's passes ([`crate::ccheck::plan`]) when no flag
+/// narrows the run (no `--scope`, `--mode`, `--simulate` or distributed search), each at
+/// `--max-depth` when given; else the one scope the flags name.
+fn c_passes(a: &CcheckArgs) -> Result<Vec<Scope>, CmdError> {
+    let narrowed =
+        a.scope.is_some() || a.mode.is_some() || a.simulate.is_some() || a.cluster.is_some();
+    let mut passes = if narrowed {
+        let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
+        if let Some(m) = a.mode {
+            if a.scope.is_none() && m == crate::entry::Mode::Contract {
+                // as the model's contract pass: non-linear file mappings too
+                scope = crate::ccheck::plan::passes()
+                    .into_iter()
+                    .find(|p| p.mode == m)
+                    .unwrap_or(scope);
+            }
+            scope.mode = m;
         }
-    );
-    s += &report::calls_text(&kernel_calls(prog, scope, &d.calls));
-    s += &d.render();
-    s
+        if let Some(d) = a.max_depth {
+            scope.max_depth = d;
+        }
+        vec![scope]
+    } else {
+        let mut passes = crate::ccheck::plan::passes();
+        for s in &mut passes {
+            if let Some(d) = a.max_depth {
+                crate::ccheck::plan::set_depth(s, d);
+            }
+        }
+        passes
+    };
+    if let Some(sim) = &a.simulate {
+        sim.validate().map_err(bad)?;
+        // the walks' depth is the depth every verdict and coverage line names
+        passes[0].max_depth = sim.depth;
+    }
+    for s in &passes {
+        if s.max_depth == 0 {
+            return Err(bad("depth 0 makes no call"));
+        }
+        s.validate().map_err(bad)?;
+    }
+    Ok(passes)
 }
 
 /// What the diffs touched outside the harness, and the userland tests' stubs that gave way to

@@ -3,6 +3,7 @@
 //! (`kdiff`, on `crate::oracle`), and the C reproducers of counterexamples (`repro`).
 
 pub mod ccheck;
+mod cpass;
 pub mod cdiff;
 pub mod cpatch;
 pub mod kdiff;
