@@ -205,7 +205,11 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             Some(l) => format!("[{l}] {}", p.line),
             None => p.line,
         });
-        docs.push(p.json);
+        let mut j = p.json;
+        if let Some(o) = j.as_object_mut() {
+            o.insert("_class".into(), serde_json::json!(class_name(p.class)));
+        }
+        docs.push(j);
         status = worse(status, exit_of(p.class));
         match p.class {
             report::Class::Found => {
@@ -235,12 +239,33 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             "model": a.model.display().to_string(),
             "invariants": report::invariants_line(),
         });
+        // the top level carries the pass that decided the exit status (the first
+        // counterexample or divergence, else the first incomplete pass, else the last), and
+        // with several passes every pass's document too
+        let decided = docs
+            .iter()
+            .position(|d| d["_class"] == "found" || d["_class"] == "diverges")
+            .or_else(|| docs.iter().position(|d| d["_class"] == "incomplete"))
+            .unwrap_or(docs.len().saturating_sub(1));
+        for d in &mut docs {
+            if let Some(o) = d.as_object_mut() {
+                o.remove("_class");
+            }
+        }
         if let Some(o) = doc.as_object_mut() {
+            if let Some(serde_json::Value::Object(one)) = docs.get(decided) {
+                o.extend(
+                    one.clone()
+                        .into_iter()
+                        .filter(|(k, _)| k != "pass" || several),
+                );
+            }
             if several {
-                o.insert("plan".into(), serde_json::json!(plan_line));
+                o.insert(
+                    "plan".into(),
+                    serde_json::json!(plan_line.map(|l| l.trim().to_string())),
+                );
                 o.insert("passes".into(), serde_json::Value::Array(docs));
-            } else if let Some(serde_json::Value::Object(one)) = docs.pop() {
-                o.extend(one.into_iter().filter(|(k, _)| k != "pass"));
             }
         }
         writeln!(
@@ -250,6 +275,15 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         )?;
     }
     Ok(status)
+}
+
+fn class_name(c: report::Class) -> &'static str {
+    match c {
+        report::Class::Found => "found",
+        report::Class::Diverges => "diverges",
+        report::Class::Incomplete => "incomplete",
+        report::Class::Holds => "holds",
+    }
 }
 
 fn exit_of(c: report::Class) -> Exit {

@@ -63,9 +63,7 @@ pub(crate) fn run_pass(
         cluster: a.cluster.as_ref(),
     };
     let searched = match &prep.changes {
-        None => run
-            .go(prog, scope, &mut report_progress)
-            .map(|o| (o, None)),
+        None => run.go(prog, scope, &mut report_progress).map(|o| (o, None)),
         Some(ch) => deepen::search(
             prog,
             scope,

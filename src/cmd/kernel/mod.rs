@@ -3,8 +3,8 @@
 //! (`kdiff`, on `crate::oracle`), and the C reproducers of counterexamples (`repro`).
 
 pub mod ccheck;
-mod cpass;
 pub mod cdiff;
+mod cpass;
 pub mod cpatch;
 pub mod kdiff;
 pub mod repro;
