@@ -464,17 +464,21 @@ static long call_shift_down(struct mm_struct *mm, unsigned long addr, unsigned l
 	return ret;
 }
 
+static void glue_fork_teardown(struct mm_struct *mm);
+
 /*
  * fork(2): dup_mmap() (mm/mmap.c), one VMA at a time: vm_area_dup(), anon_vma_fork(), store
  * in the child's tree, and the file VMA right after its parent in i_mmap
- * (mapping_rmap_tree_insert_after()). Returns the child's mm index.
+ * (mapping_rmap_tree_insert_after()). With copied >= 0, dup_mmap() fails after copying that
+ * many VMAs and its error path tears the child's copies down (undo.c). Returns 0, or the
+ * error; the child's mm is kept either way.
  */
-static long call_fork(struct mm_struct *oldmm)
+static long call_fork_copying(struct mm_struct *oldmm, long copied)
 {
 	struct mm_struct *mm;
 	struct vm_area_struct *mpnt, *tmp;
 	VMA_ITERATOR(vmi, oldmm, 0);
-	long ret = 0;
+	long ret = 0, n = 0;
 
 	if (glue_nmms == GLUE_MAX_MMS)
 		return -ENOMEM;
@@ -489,6 +493,8 @@ static long call_fork(struct mm_struct *oldmm)
 	glue_lock(oldmm, GLUE_MMAP_LOCK, true);
 	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	for_each_vma(vmi, mpnt) {
+		if (copied >= 0 && n++ == copied)
+			break;
 		vma_start_write(mpnt);
 		tmp = vm_area_dup(mpnt);
 		if (!tmp) {
@@ -518,6 +524,10 @@ static long call_fork(struct mm_struct *oldmm)
 		}
 		/* copy_page_range() */
 		glue_copy_ptes(tmp, mpnt);
+	}
+	if (copied >= 0 && !ret) {
+		glue_fork_teardown(mm);
+		ret = -ENOMEM;
 	}
 	mmap_write_unlock(mm);
 	mmap_write_unlock(oldmm);
@@ -564,6 +574,7 @@ static long call_exit(struct mm_struct *mm)
 static void glue_dump(void);
 static void glue_corrupt(const char *what, long index);
 static bool glue_contract_command(char **w, int n, long *ret);
+static bool glue_undo_command(char **w, int n, long *ret);
 
 static long num(const char *s)
 {
@@ -660,12 +671,12 @@ static void glue_command(char **w, int n)
 	} else if (!strcmp(w[0], "fork")) {
 		NEED(2);
 		MM();
-		ret = call_fork(mm);
+		ret = call_fork_copying(mm, -1);
 	} else if (!strcmp(w[0], "exit")) {
 		NEED(2);
 		MM();
 		ret = call_exit(mm);
-	} else if (glue_contract_command(w, n, &ret)) {
+	} else if (glue_contract_command(w, n, &ret) || glue_undo_command(w, n, &ret)) {
 		if (ret == LONG_MIN)
 			return;
 	} else {

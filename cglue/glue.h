@@ -69,6 +69,14 @@ void glue_bug(const char *file, int line, const char *cond) __attribute__((noret
 #undef VM_BUG_ON_VMA
 #define VM_BUG_ON_VMA(_expr, _vma) BUG_ON(_expr)
 
+/* ---- injected failures (undo.c) ----------------------------------------------------- */
+
+/* the next maple-tree clear of a munmap fails (do_vmi_align_munmap()'s clear_tree_failed) */
+extern bool glue_fail_clear_gfp;
+#define vma_iter_clear_gfp(vmi, start, end, gfp)					\
+	(glue_fail_clear_gfp ? (glue_fail_clear_gfp = false, -ENOMEM) :			\
+			       (vma_iter_clear_gfp)(vmi, start, end, gfp))
+
 /* ---- recorded locks ------------------------------------------------------------------ */
 
 enum glue_lock_class {

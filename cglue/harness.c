@@ -44,6 +44,7 @@ unsigned long rlimit(unsigned int limit)
 
 #include "calls.c"
 #include "contract.c"
+#include "undo.c"
 #include "dump.c"
 #include "pages.c"
 

@@ -26,6 +26,7 @@ const GLUE: &[(&str, &str)] = &[
     ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
     ("contract.c", include_str!("../../cglue/contract.c")),
+    ("undo.c", include_str!("../../cglue/undo.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
     ("pages.c", include_str!("../../cglue/pages.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),

@@ -50,6 +50,18 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
         EntryPoint::Exit,
         "exit_mmap(): unlink_anon_vmas(), unlink_file_vma_batch_*(), remove_vma()",
     ),
+    (
+        EntryPoint::MunmapAbort,
+        "__vm_munmap() with do_vmi_align_munmap()'s vma_iter_clear_gfp() failing (reattach_vmas())",
+    ),
+    (
+        EntryPoint::ForkFail,
+        "dup_mmap()'s loop failing after `copied` VMAs, then its error path's teardown",
+    ),
+    (
+        EntryPoint::MmapFixedFail,
+        "mmap_region() of a file whose mmap_prepare hook fails (vms_abort_munmap_vmas())",
+    ),
     (EntryPoint::ContractSplit, "__split_vma() (mm/vma.c, static)"),
     (EntryPoint::ContractShrink, "vma_shrink()"),
     (
@@ -72,9 +84,6 @@ pub fn skip_reason(p: EntryPoint) -> Option<&'static str> {
         SetupStackGrowsup | StackFaultUp => Some(
             "CONFIG_STACK_GROWSUP (parisc) only: the x86 harness has no VM_GROWSUP stack",
         ),
-        MunmapAbort | ForkFail | MmapFixedFail => {
-            Some("needs an allocation failure at one point inside the kernel; the harness has no fault injection there yet")
-        }
         _ => None,
     }
 }
@@ -162,6 +171,9 @@ pub fn drive(w: &World, call: &Call) -> Result<Drive<String>, String> {
         AnonymousFault | AnonymousFaultVmaLock => format!("anon_fault {mm} {}", int(call, 1)?),
         FileFault => format!("file_fault {mm} {}", int(call, 1)?),
         Fork => format!("fork {mm}"),
+        MunmapAbort => format!("munmap_abort {mm} {} {}", int(call, 1)?, int(call, 2)?),
+        MmapFixedFail => format!("mmap_fixed_fail {mm} {} {}", int(call, 1)?, int(call, 2)?),
+        ForkFail => format!("fork_fail {mm} {}", int(call, 1)?),
         Exit => format!("exit {mm}"),
         ContractSplit => format!(
             "contract_split {mm} {} {} {}",
