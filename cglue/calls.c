@@ -284,91 +284,6 @@ static long call_mremap_shrink(struct mm_struct *mm, unsigned long addr, unsigne
 }
 
 /*
- * mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of [addr, addr + old_len) to new_addr with new_len >=
- * old_len (mm/mremap.c): mremap_to() unmaps the destination, then move_vma():
- * vma_start_write(), copy_vma_and_data() (copy_vma() and the page-table move) and
- * unmap_source_vma() (do_vmi_munmap() of the old range, with its VM_ACCOUNT handling).
- */
-static long call_mremap_move(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
-			     unsigned long new_len, unsigned long new_addr)
-{
-	struct vm_area_struct *vma, *new_vma;
-	bool need_rmap_locks = false, accountable;
-	unsigned long vm_start, vm_end;
-	long ret = 0;
-
-	glue_pages_allow(mm, addr, addr + old_len);
-	glue_pages_allow(mm, new_addr, new_addr + new_len);
-	glue_lock(mm, GLUE_MMAP_LOCK, true);
-	if (old_len == 0 || new_len < old_len ||
-	    (new_addr < addr + old_len && addr < new_addr + new_len)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	{
-		VMA_ITERATOR(vmi, mm, pg(new_addr));
-
-		ret = do_vmi_munmap(&vmi, mm, pg(new_addr), pg(new_len), NULL, false);
-		if (ret)
-			goto out;
-	}
-	vma = vma_lookup(mm, pg(addr));
-	if (!vma || pg(addr + old_len) > vma->vm_end) {
-		ret = -EFAULT;
-		goto out;
-	}
-	vma_start_write(vma);
-	new_vma = copy_vma(&vma, pg(new_addr), pg(new_len),
-			   linear_page_index(vma, pg(addr)),
-			   __linear_anon_page_index(vma, pg(addr)), &need_rmap_locks, false);
-	if (!new_vma) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* copy_vma_and_data(): the page tables follow, under the rmap locks when copy_vma()
-	 * says a walk could otherwise miss a pte (move_page_tables(), pages.c) */
-	{
-		PAGETABLE_MOVE(pmc, vma, new_vma, pg(addr), pg(new_addr), pg(old_len));
-
-		pmc.need_rmap_locks = need_rmap_locks;
-		if (move_page_tables(&pmc) < pg(old_len)) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	/* move_vma(): the statistics count the new range before the source is unmapped */
-	vm_stat_account(mm, vma->vm_flags, new_len);
-	/* unmap_source_vma() */
-	accountable = vma_test(vma, VMA_ACCOUNT_BIT);
-	vm_start = vma->vm_start;
-	vm_end = vma->vm_end;
-	if (accountable)
-		vma_clear_flags(vma, VMA_ACCOUNT_BIT);
-	{
-		VMA_ITERATOR(vmi, mm, pg(addr));
-
-		ret = do_vmi_munmap(&vmi, mm, pg(addr), pg(old_len), NULL, false);
-		if (!ret && accountable) {
-			if (vm_start < pg(addr)) {
-				struct vm_area_struct *prev = vma_prev(&vmi);
-
-				vma_start_write(prev);
-				vma_set_flags(prev, VMA_ACCOUNT_BIT);
-			}
-			if (vm_end > pg(addr + old_len)) {
-				struct vm_area_struct *next = vma_next(&vmi);
-
-				vma_start_write(next);
-				vma_set_flags(next, VMA_ACCOUNT_BIT);
-			}
-		}
-	}
-out:
-	mmap_write_unlock(mm);
-	return ret;
-}
-
-/*
  * A write fault (mm/memory.c do_anonymous_page() and the COW paths): on a private mapping
  * vmf_anon_prepare() -> anon_vma_prepare() under the mmap read lock; a shared mapping's write
  * fault needs no anon_vma.
@@ -575,6 +490,7 @@ static void glue_dump(void);
 static void glue_corrupt(const char *what, long index);
 static bool glue_contract_command(char **w, int n, long *ret);
 static bool glue_undo_command(char **w, int n, long *ret);
+static bool glue_remap_command(char **w, int n, long *ret);
 
 static long num(const char *s)
 {
@@ -648,10 +564,6 @@ static void glue_command(char **w, int n)
 		NEED(4);
 		MM();
 		ret = call_mremap_shrink(mm, num(w[2]), num(w[3]));
-	} else if (!strcmp(w[0], "mremap_move")) {
-		NEED(6);
-		MM();
-		ret = call_mremap_move(mm, num(w[2]), num(w[3]), num(w[4]), num(w[5]));
 	} else if (!strcmp(w[0], "anon_fault")) {
 		NEED(3);
 		MM();
@@ -676,7 +588,8 @@ static void glue_command(char **w, int n)
 		NEED(2);
 		MM();
 		ret = call_exit(mm);
-	} else if (glue_contract_command(w, n, &ret) || glue_undo_command(w, n, &ret)) {
+	} else if (glue_remap_command(w, n, &ret) || glue_contract_command(w, n, &ret) ||
+		   glue_undo_command(w, n, &ret)) {
 		if (ret == LONG_MIN)
 			return;
 	} else {

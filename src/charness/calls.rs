@@ -51,6 +51,14 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
         "exit_mmap(): unlink_anon_vmas(), unlink_file_vma_batch_*(), remove_vma()",
     ),
     (
+        EntryPoint::MremapMoveShrink,
+        "do_vmi_munmap() of the target and of the tail, then the move as for the same length",
+    ),
+    (
+        EntryPoint::MremapDontunmap,
+        "do_vmi_munmap() of the target, copy_vma(), move_page_tables(), dontunmap_complete()",
+    ),
+    (
         EntryPoint::MunmapAbort,
         "__vm_munmap() with do_vmi_align_munmap()'s vma_iter_clear_gfp() failing (reattach_vmas())",
     ),
@@ -78,12 +86,9 @@ pub const COMPARED: &[(EntryPoint, &str)] = &[
 pub fn skip_reason(p: EntryPoint) -> Option<&'static str> {
     use EntryPoint::*;
     match p {
-        MremapMoveShrink | MremapDontunmap => {
-            Some("mremap's shrinking and MREMAP_DONTUNMAP moves are not in the harness yet")
+        SetupStackGrowsup | StackFaultUp => {
+            Some("CONFIG_STACK_GROWSUP (parisc) only: the x86 harness has no VM_GROWSUP stack")
         }
-        SetupStackGrowsup | StackFaultUp => Some(
-            "CONFIG_STACK_GROWSUP (parisc) only: the x86 harness has no VM_GROWSUP stack",
-        ),
         _ => None,
     }
 }
@@ -171,6 +176,19 @@ pub fn drive(w: &World, call: &Call) -> Result<Drive<String>, String> {
         AnonymousFault | AnonymousFaultVmaLock => format!("anon_fault {mm} {}", int(call, 1)?),
         FileFault => format!("file_fault {mm} {}", int(call, 1)?),
         Fork => format!("fork {mm}"),
+        MremapMoveShrink => format!(
+            "mremap_move_shrink {mm} {} {} {} {}",
+            int(call, 1)?,
+            int(call, 2)?,
+            int(call, 3)?,
+            int(call, 4)?
+        ),
+        MremapDontunmap => format!(
+            "mremap_dontunmap {mm} {} {} {}",
+            int(call, 1)?,
+            int(call, 2)?,
+            int(call, 3)?
+        ),
         MunmapAbort => format!("munmap_abort {mm} {} {}", int(call, 1)?, int(call, 2)?),
         MmapFixedFail => format!("mmap_fixed_fail {mm} {} {}", int(call, 1)?, int(call, 2)?),
         ForkFail => format!("fork_fail {mm} {}", int(call, 1)?),
