@@ -245,8 +245,8 @@ fn html_is_the_c_searchs_format_not_the_models() {
 /// read, so no kernel tree is needed.
 #[test]
 fn check_kernel_refuses_every_flag_it_does_not_honour() {
+    // (--mode narrows the C run to that mode's pass: tests/cli/cplan.rs)
     let cases: &[&[&str]] = &[
-        &["--mode", "contract"],
         &["--trace-dir", "/tmp/x"],
         &["--repro-dir", "/tmp/x"],
         &["--symmetry"],
