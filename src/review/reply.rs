@@ -408,8 +408,9 @@ pub fn patch_reply(run: &Run, r: &Review, k: usize) -> String {
                  keys, exact rb_subtree_last), each VMA and anon_vma_chain was found in \
                  exactly the trees it belongs to, the locks were checked around every tree \
                  change, and a WARN, a BUG or a sanitizer report in the C would have been a \
-                 counterexample. What the scope leaves out is listed above; a longer \
-                 sequence, or a concurrent walker, was not tried on the C.",
+                 counterexample, and the file and anon rmap walks ran at every lock moment \
+                 of every call. What the scope leaves out is listed above; a longer \
+                 sequence, or a walker thread racing the call, was not tried on the C.",
                 "",
                 "",
             );

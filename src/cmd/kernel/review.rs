@@ -1,7 +1,8 @@
 //! `rmapcheck review SERIES --kernel DIR [-o replies.mbox]`: the series read and ordered
 //! (`review::mail`), its patches applied in order to one copy of the tree (`ccheck::overlay`,
-//! `ccheck::patch`), the harness built and the C search of `check --kernel` run after each
-//! patch that touches a file the harness builds (`ccheck::search`), and one reply per patch
+//! `ccheck::patch`), the harness built and every C pass of `check --kernel` run after each
+//! patch that touches a file the harness builds (`ccheck::plan`, `ccheck::search`; `--scope`
+//! narrows it to one scope), and one reply per patch
 //! written (`review::reply`). Exit status: 0 every checked patch holds, 1 a counterexample,
 //! 2 bad input (no series, no tree) or a patch that does not apply or cannot be built,
 //! 3 a search incomplete.
@@ -41,12 +42,18 @@ fn bad(e: impl std::fmt::Display) -> CmdError {
 pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let series = mail::read(&a.series).map_err(bad)?;
     let prog = load_model(&a.model).map_err(CmdError::text)?;
-    let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
-    if let Some(d) = a.max_depth {
-        scope.max_depth = d;
-    }
-    if scope.max_depth == 0 {
-        return Err(bad("depth 0 makes no call"));
+    // every C pass, as `check --kernel` runs them, unless a scope narrows the review
+    let mut passes = match &a.scope {
+        Some(s) => vec![Scope::load(s).map_err(bad)?],
+        None => ccheck::plan::passes(),
+    };
+    for s in &mut passes {
+        if let Some(d) = a.max_depth {
+            ccheck::plan::set_depth(s, d);
+        }
+        if s.max_depth == 0 {
+            return Err(bad("depth 0 makes no call"));
+        }
     }
     if !a.kernel.join("mm/vma.c").is_file() {
         return Err(bad(format_args!(
@@ -72,7 +79,20 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         series: a.series.display().to_string(),
         scope: format!(
             "{}; model {} chooses the calls",
-            scope.summary(),
+            if passes.len() > 1 {
+                format!(
+                    "every path on the C, {} passes: {}; left out by all of them: {}",
+                    passes.len(),
+                    passes
+                        .iter()
+                        .map(Scope::summary)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    ccheck::plan::left_out_by_all(&passes).join("; ")
+                )
+            } else {
+                passes[0].summary()
+            },
             a.model.display()
         ),
         invariants: report::invariants_line(),
@@ -112,7 +132,7 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             r.verdict = Verdict::NotChecked(s);
         } else {
             check_one(
-                &run, p, &mut o, &files, &mut r, &prog, &scope, threads, &bar,
+                &run, p, &mut o, &files, &mut r, &prog, &passes, threads, &bar,
             )?;
             if matches!(r.verdict, Verdict::DoesNotApply(_)) {
                 stopped = Some(k);
@@ -171,7 +191,7 @@ fn check_one(
     dir: &Path,
     r: &mut Review,
     prog: &crate::lang::Program,
-    scope: &Scope,
+    passes: &[Scope],
     threads: usize,
     bar: &Option<indicatif::ProgressBar>,
 ) -> Result<(), CmdError> {
@@ -221,38 +241,67 @@ fn check_one(
     };
     let label = p.numbered();
     let base = Some(baseline.binary.as_path());
-    let outcome = ccheck::search(
-        prog,
-        scope,
-        &built.binary,
-        base,
-        threads,
-        &mut |s, d, f, secs| {
-            if let Some(b) = bar {
-                b.set_message(format!(
-                    "patch {label}: C search, {s} states, depth {d}, frontier {f}, {secs:.0}s"
-                ));
+    // every pass in turn, as `check --kernel` runs them; a counterexample ends the patch's
+    // check, and its verdict names the pass
+    let several = passes.len() > 1;
+    let mut lines = Vec::new();
+    let mut any_incomplete = false;
+    let mut failed = None;
+    for scope in passes {
+        let name = scope.name.clone();
+        let outcome = ccheck::search(
+            prog,
+            scope,
+            &built.binary,
+            base,
+            threads,
+            &mut |s, d, f, secs| {
+                if let Some(b) = bar {
+                    b.set_message(format!(
+                        "patch {label}: C search [{name}], {s} states, depth {d}, frontier \
+                         {f}, {secs:.0}s"
+                    ));
+                }
+            },
+        );
+        let outcome = match outcome {
+            Ok(x) => x,
+            Err(e) => {
+                r.verdict = Verdict::BuildFailed(e);
+                return Ok(());
             }
-        },
-    );
-    let outcome = match outcome {
-        Ok(x) => x,
-        Err(e) => {
-            r.verdict = Verdict::BuildFailed(e);
-            return Ok(());
-        }
-    };
-    let (line, class) = report::verdict(&outcome, scope.max_depth);
-    let (found, incomplete) = (
-        class == report::Class::Found,
-        matches!(class, report::Class::Incomplete | report::Class::Diverges),
-    );
-    r.verdict = if found {
-        let (calls, f) = match &outcome.verdict {
-            CVerdict::Failed { path, failure } => (path.clone(), failure),
-            CVerdict::FailedInitial(f) => (Vec::new(), f),
-            _ => unreachable!("the verdict says found"),
         };
+        let (line, class) = report::verdict(&outcome, scope.max_depth);
+        let line = if several {
+            format!("[{name}] {line}")
+        } else {
+            line
+        };
+        match class {
+            report::Class::Found => {
+                failed = Some((scope, outcome, line));
+                break;
+            }
+            report::Class::Incomplete | report::Class::Diverges => any_incomplete = true,
+            report::Class::Holds => {}
+        }
+        lines.push(line);
+    }
+    let Some((scope, outcome, line)) = failed else {
+        let all = lines.join("; ");
+        r.verdict = if any_incomplete {
+            Verdict::Incomplete(all)
+        } else {
+            Verdict::Holds(all)
+        };
+        return Ok(());
+    };
+    let (calls, f) = match &outcome.verdict {
+        CVerdict::Failed { path, failure } => (path.clone(), failure),
+        CVerdict::FailedInitial(f) => (Vec::new(), f),
+        _ => unreachable!("the verdict says found"),
+    };
+    r.verdict = {
         let kcalls = super::ccheck::kernel_calls(prog, scope, &calls);
         let doc = serde_json::json!({
             "kernel": run.tree,
@@ -293,10 +342,6 @@ fn check_one(
             model: report::model_says(f).1,
             repro,
         }))
-    } else if incomplete {
-        Verdict::Incomplete(line)
-    } else {
-        Verdict::Holds(line)
     };
     Ok(())
 }
