@@ -87,11 +87,56 @@ pub fn consequence_of(v: &Violation) -> Consequence {
     v.invariant.consequence()
 }
 
-/// What a production kernel (no debug options) does after this violation, in one paragraph.
+/// Whether the violation is a mapped anonymous folio whose anon_vma is freed (the model says
+/// `its anon_vma#N is freed`, the C `whose anon_vma is freed`).
+fn freed_anon_vma_under_folio(v: &Violation) -> bool {
+    let m = &v.message;
+    m.contains("pte (")
+        && (m.contains("whose anon_vma is freed")
+            || (m.contains("anon_vma#") && m.contains(" is freed")))
+}
+
+/// Whether the violation is a pte mapping an anonymous folio that the anon rmap walk misses.
+fn missed_anon_pte(v: &Violation) -> bool {
+    matches!(
+        v.invariant,
+        Invariant::RmapComplete | Invariant::WalkerComplete | Invariant::MappingPreserved
+    ) && tree_kind(v) == TreeKind::Anon
+        && walk_misses(v)
+}
+
+/// What fork() does with a VMA whose anonymous ptes no anon_vma tree leads to (v7.3-rc7
+/// mm/memory.c `vma_needs_copy()`: an anonymous VMA's ptes are copied only when it has an
+/// anon_vma, since a fault cannot rebuild them).
+const FORK_NOTE: &str = "If the VMA has no anon_vma any more, fork() copies none of its ptes \
+     (vma_needs_copy() copies an anonymous VMA's page tables only when it has an anon_vma): the \
+     child faults in zero-filled pages where the parent's data was.";
+
+/// What a production kernel (no debug options) does after this violation, in one paragraph,
+/// told from what the violation names where that says more than its invariant: a folio whose
+/// anon_vma is freed, an anonymous pte no walk finds.
 pub fn production(v: &Violation) -> String {
     use Invariant as I;
     let k = tree_kind(v);
     let walk = walk_of(k);
+    if freed_anon_vma_under_folio(v) {
+        return format!(
+            "A use-after-free of the anon_vma: a pte still maps the folio while the anon_vma \
+             its folio->mapping points at is freed (anon_vmas are SLAB_TYPESAFE_BY_RCU, so the \
+             memory may already be another process's anon_vma). The next {walk} of the folio \
+             (reclaim's try_to_unmap(), migration, compaction, folio_referenced()) locks and \
+             walks that object: it reads freed memory, or another anon_vma's tree, and misses \
+             the pte, so the page can be freed under a live mapping. {FORK_NOTE}"
+        );
+    }
+    if missed_anon_pte(v) {
+        return format!(
+            "{walk} misses a VMA that maps the page: try_to_unmap(), migration and reclaim \
+             believe the folio unmapped while a pte still maps it, so the page can be freed or \
+             replaced under a live mapping (memory corruption, data loss); folio_referenced() \
+             and page_mkclean() miss it too. {FORK_NOTE}"
+        );
+    }
     if v.invariant == I::WalkerComplete && !walk_misses(v) {
         return format!(
             "{walk} visits a VMA that does not map the page there (the tree holds a node it \
@@ -164,6 +209,12 @@ pub fn production(v: &Violation) -> String {
 /// Which kernel configuration reports the violation when the reproducer runs, in one sentence.
 pub fn which_config(v: &Violation) -> String {
     let k = tree_kind(v);
+    if freed_anon_vma_under_folio(v) {
+        return "CONFIG_KASAN=y: a slab-use-after-free report on the anon_vma in the next rmap \
+             walk of the folio (folio_lock_anon_vma_read() in reclaim or migration, e.g. \
+             move_pages(2) of the page); without KASAN nothing reports it."
+            .to_string();
+    }
     match consequence_of(v) {
         Consequence::DebugOnly if v.invariant == Invariant::CachedKeys => {
             "CONFIG_DEBUG_VM=y with CONFIG_DEBUG_VM_RB=y and CONFIG_DEBUG_VM_MAPLE_TREE=y: \
@@ -229,6 +280,41 @@ mod tests {
         assert_eq!(consequence_of(&miss), Consequence::MissedWalk);
         assert!(production(&extra).contains("misses no VMA"));
         assert!(production(&miss).contains("misses a VMA"));
+    }
+
+    #[test]
+    fn a_freed_anon_vma_under_a_mapped_folio_is_told_as_a_use_after_free() {
+        // the model's and the C's wording of the same violation
+        for m in [
+            "pte (mm#0, address 3) maps anon folio#0, but its anon_vma#1 is freed: no rmap walk \
+             can find the pte",
+            "pte (mm0, address 3) maps an anon folio (index 3) whose anon_vma is freed: a \
+             use-after-free, and no rmap walk can find the pte",
+        ] {
+            let v = Violation::new(Invariant::RmapComplete, m);
+            assert!(
+                production(&v).starts_with("A use-after-free of the anon_vma"),
+                "{m}"
+            );
+            assert!(production(&v).contains("fork()"), "{m}");
+            assert!(which_config(&v).contains("slab-use-after-free"), "{m}");
+        }
+        // an anonymous pte the walk misses: the missed walk, and what fork does
+        let miss = Violation::new(
+            Invariant::RmapComplete,
+            "pte (mm#0, address 1) maps anon folio#0; the walk of anon_vma#0's tree at index 1 \
+             finds {} but should find vma#1 of mm#0",
+        );
+        assert!(production(&miss).contains("misses a VMA"));
+        assert!(production(&miss).contains("vma_needs_copy()"));
+        // a file pte the walk misses: no fork sentence (a fault rebuilds file ptes)
+        let file = Violation::new(
+            Invariant::RmapComplete,
+            "pte (mm#0, address 1) maps the folio of mapping#0 at 1; the walk of mapping#0's \
+             i_mmap at index 1 finds {} but should find vma#1 of mm#0",
+        );
+        assert!(!production(&file).contains("fork()"));
+        assert!(!production(&file).contains("use-after-free of the anon_vma"));
     }
 
     #[test]
