@@ -160,6 +160,23 @@ pub(crate) fn program(
             "\t\t}};\n\t\twait_turn({m});\n\t\tcheck_layout(w, {});",
             lay.len()
         ));
+        // the pages this process wrote that the model still maps anonymously: a forked child
+        // must read the parent's data there (fork copies an anonymous VMA's ptes only when it
+        // has an anon_vma), which tells apart a kernel whose VMA lost its anon_vma
+        let anon: Vec<String> = w.mms[*m]
+            .ptes
+            .iter()
+            .filter(|(_, f)| matches!(f, crate::world::Folio::Anon(_)))
+            .map(|(a, _)| a.to_string())
+            .collect();
+        if !anon.is_empty() {
+            c.push_line(format_args!(
+                "\t\t{{\n\t\t\tstatic const unsigned long written[] = {{ {} }};\n\n\t\t\t\
+                 check_fork_reads(written, {});\n\t\t}}",
+                anon.join(", "),
+                anon.len()
+            ));
+        }
         if next >= 0 {
             c.push_line(format_args!("\t\tpass({next});"));
         }
@@ -226,7 +243,13 @@ pub(crate) fn header_end(c: &mut String, base_name: &str, what: &str) {
         " *\n * On a kernel WITHOUT the {what} every call succeeds and the final layout is the"
     ));
     c.push_line(format_args!(
-        " * one {base_name} predicts; the program prints it and exits 0."
+        " * one {base_name} predicts; the program prints it and exits 0. Each process then"
+    ));
+    c.push_line(format_args!(
+        " * forks a child that reads the anonymous pages it wrote: the parent's data on every"
+    ));
+    c.push_line(format_args!(
+        " * page, or a FAIL line (a VMA that lost its anon_vma: fork() copied no ptes)."
     ));
     c.push_line(format_args!(
         " * Model page p is the 4 KiB page at BASE + p * 4096; model mm#k is a process."
@@ -484,6 +507,38 @@ HELPER void check_layout(const struct want *w, int n)
 	fflush(stdout);
 }
 
+/*
+ * A forked child reads pages[0..n), each written by this process (1) and, the model says, still
+ * mapped by an anonymous folio: fork() copies an anonymous VMA's ptes only when the VMA has an
+ * anon_vma (vma_needs_copy()), so on a kernel whose VMA lost its anon_vma the child reads zeros.
+ */
+HELPER void check_fork_reads(const unsigned long *pages, int n)
+{
+	int i, st, zeros = 0;
+	pid_t p;
+
+	fflush(stdout);
+	p = fork();
+	if (p < 0)
+		die("fork");
+	if (p == 0) {
+		for (i = 0; i < n; i++) {
+			char v = *(volatile char *)PAGE_AT(pages[i]);
+
+			printf("mm#%d: a forked child reads page %lu: %s\n", me, pages[i],
+			       v ? "the parent's data" : "zeros");
+			zeros += !v;
+		}
+		fflush(stdout);
+		_exit(zeros ? 1 : 0);
+	}
+	if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		printf("mm#%d:   the model predicts the parent's data on every page written\n", me);
+		bad = 1;
+	}
+	fflush(stdout);
+}
+
 /* Reap this process's children; mm#0 reports. */
 HELPER int finish(void)
 {
@@ -493,8 +548,8 @@ HELPER int finish(void)
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			bad = 1;
 	if (me == 0)
-		printf(bad ? "FAIL: the kernel's layout is not the model's\n"
-			   : "OK: every call succeeded and the layout is the model's\n");
+		printf(bad ? "FAIL: the kernel's layout or data is not the model's\n"
+			   : "OK: every call succeeded and the layout and data are the model's\n");
 	return bad;
 }
 

@@ -277,7 +277,7 @@ fn repro_of_a_c_counterexample_makes_its_calls_and_refuses_a_call_with_no_syscal
         } else {
             assert_eq!(o.status.code(), Some(0), "{out}{err}");
             assert!(
-                out.contains("OK: every call succeeded and the layout is the model's"),
+                out.contains("OK: every call succeeded and the layout and data are the model's"),
                 "{out}"
             );
         }

@@ -307,7 +307,7 @@ fn seed_004_reproducer_compiles_and_runs_clean_on_this_kernel() {
     }
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(
-        out.contains("OK: every call succeeded and the layout is the model's"),
+        out.contains("OK: every call succeeded and the layout and data are the model's"),
         "{out}"
     );
     // the finding is mmap then munmap of all of it: nothing is left mapped
@@ -452,4 +452,38 @@ fn reproducer_with_a_fork_runs_each_mm_in_its_own_process() {
     );
     assert!(out.contains("mm#0: kernel VMA [0, 1) rw-p"), "{out}");
     assert!(out.contains("OK: every call succeeded"), "{out}");
+    // each process's child reads the anonymous page it wrote (mm#1's is its fork copy)
+    for m in [0, 1] {
+        assert!(
+            out.contains(&format!(
+                "mm#{m}: a forked child reads page 0: the parent's data"
+            )),
+            "{out}"
+        );
+    }
+    // the check fires: the same program without its write fault expects data it never wrote
+    let unwritten = src.replacen(
+        "*(volatile char *)PAGE_AT(0) = 1;",
+        "(void)*(volatile char *)PAGE_AT(0);",
+        1,
+    );
+    assert_ne!(unwritten, src);
+    let c2 = dir.join("unwritten.c");
+    std::fs::write(&c2, unwritten).unwrap();
+    let exe2 = dir.join("unwritten");
+    let o = Command::new("cc")
+        .args(["-O2", "-Wall", "-Werror", "-o"])
+        .arg(&exe2)
+        .arg(&c2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o).1);
+    let o = Command::new(&exe2).output().unwrap();
+    let (out, err) = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("mm#0: a forked child reads page 0: zeros"),
+        "{out}"
+    );
+    assert!(out.contains("FAIL: the kernel's layout or data"), "{out}");
 }
