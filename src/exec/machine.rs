@@ -12,31 +12,20 @@
 //! mutant and requires the same worlds and failures.
 
 use super::compiled::{COp, Code};
-use super::host::{Host, HostError, Value};
+use super::host::{Host, Value};
 use super::local::{as_int, binary};
 use super::step::{Fault, FaultKind};
 use super::thread::{MAX_CALL_DEPTH, MAX_LOCAL_RUN};
 use crate::lang::ast::UnOp;
 use crate::lang::program::{Field, FuncId};
-use crate::lang::{Program, SrcLoc};
+use crate::lang::Program;
 use std::cell::RefCell;
 
+mod ended;
 mod objects;
 
-/// How a compiled call ended.
-#[derive(Debug)]
-pub(crate) enum Ended {
-    /// The entry function returned.
-    Finished,
-    /// The call faulted.
-    Failed(Fault),
-    /// The world refused a step that only this call could unblock; at this instruction.
-    Blocked(SrcLoc),
-    /// The callback stopped the call after the visible step at this location.
-    Stopped,
-    /// `max_visible` visible steps ran; the next instruction's location (none past the end).
-    Limit(Option<SrcLoc>),
-}
+use ended::{endless, host_err, loc_at, runtime, At};
+pub(crate) use ended::{Ended, Site};
 
 /// A frame: its function, its next instruction, where its locals and its operand stack start
 /// in the value vector, and how many struct instances lay below it.
@@ -61,21 +50,6 @@ struct Machine {
 
 thread_local! {
     static MACHINE: RefCell<Machine> = RefCell::new(Machine::default());
-}
-
-/// An instruction of a compiled call: its function and index. Its source location is looked
-/// up only when asked for (a visible step is reported far more often than one fails).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Site {
-    func: u32,
-    pc: u32,
-}
-
-impl Site {
-    /// The instruction's source location.
-    pub(crate) fn loc(self, prog: &Program) -> SrcLoc {
-        loc_at(prog, self.func, self.pc)
-    }
 }
 
 /// Run `entry(args)` (already fitted to its parameters) on `host` as thread 0. `visible` is
@@ -112,27 +86,6 @@ pub(crate) fn run_call<H: Host + ?Sized>(
         }
     });
     ended
-}
-
-#[cold]
-fn runtime(loc: SrcLoc, message: String) -> Ended {
-    Ended::Failed(Fault {
-        loc,
-        kind: FaultKind::Runtime,
-        message,
-    })
-}
-
-#[cold]
-fn host_err(loc: SrcLoc, e: HostError) -> Ended {
-    match e {
-        HostError::Blocked => Ended::Blocked(loc),
-        HostError::Fault(message) => Ended::Failed(Fault {
-            loc,
-            kind: FaultKind::Host,
-            message,
-        }),
-    }
 }
 
 impl Machine {
@@ -592,31 +545,4 @@ impl Machine {
             after!(shared, func, pc);
         }
     }
-}
-
-/// The fault of a run of instructions none of which touched the world, at `loc`.
-#[cold]
-fn endless(loc: SrcLoc) -> Ended {
-    let m = format!("ran {MAX_LOCAL_RUN} instructions without touching the world (endless loop?)");
-    runtime(loc, m)
-}
-
-/// Where an instruction runs: its function, its index, and its frame's first local.
-#[derive(Clone, Copy)]
-struct At {
-    func: u32,
-    pc: u32,
-    base: u32,
-}
-
-impl At {
-    fn loc(self, prog: &Program) -> SrcLoc {
-        loc_at(prog, self.func, self.pc)
-    }
-}
-
-/// The source location of instruction `pc` of function `func`.
-#[inline]
-fn loc_at(prog: &Program, func: u32, pc: u32) -> SrcLoc {
-    prog.func(FuncId(func)).code[pc as usize].loc
 }

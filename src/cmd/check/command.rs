@@ -10,7 +10,7 @@
 //! that cannot be set up is an error of that model (exit 2).
 
 use super::consequence;
-use super::out_files::{check_out_dir, trace_stems, write_atomic};
+use super::out_files::{check_out_dir, trace_stems};
 use super::scope::effective_scopes;
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
 use crate::checker::budget::{self, Budget};
@@ -129,12 +129,12 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
 }
 
 /// The state of one `check` run: where output goes and what has been found.
-struct Run<'a> {
-    a: &'a CheckArgs,
+pub(super) struct Run<'a> {
+    pub(super) a: &'a CheckArgs,
     /// How a patch model's search goes to its changed lines.
     deepen: crate::cover::deepen::Plan,
     /// The scope of the pass running.
-    scope: Scope,
+    pub(super) scope: Scope,
     /// Whether the run has several passes (no flag narrowed it): verdict lines name the pass.
     plan: bool,
     /// Models with a counterexample, and the pass that found it: later passes skip them.
@@ -142,7 +142,7 @@ struct Run<'a> {
     /// Every pass's scope line, for the machine documents.
     summaries: Vec<String>,
     out: &'a mut dyn Write,
-    err: &'a mut dyn Write,
+    pub(super) err: &'a mut dyn Write,
     /// For ktap, junit and markdown.
     cases: Vec<Case>,
     /// For json: one result object per model.
@@ -155,7 +155,7 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// A line for people: standard output in text, standard error with a machine format.
-    fn say(&mut self, line: &str) -> std::io::Result<()> {
+    pub(super) fn say(&mut self, line: &str) -> std::io::Result<()> {
         let w: &mut dyn Write = if self.a.format.is_machine() {
             &mut *self.err
         } else {
@@ -169,7 +169,7 @@ impl Run<'_> {
         self.say(&line)
     }
 
-    fn worsen(&mut self, s: Exit) {
+    pub(super) fn worsen(&mut self, s: Exit) {
         self.status = self.status.worse(s);
     }
 
@@ -502,99 +502,6 @@ impl Run<'_> {
         if let Some(serde_json::Value::Object(o)) = self.json.last_mut() {
             o.extend(fields);
         }
-    }
-
-    /// Save the worst consequence's trace (`STEM.worst.trace.json`) and reproducer
-    /// (`STEM.worst.repro.c`) beside the first one's, when it is a call sequence.
-    fn save_worst(
-        &mut self,
-        rep: Option<&crate::explore::consequence::Report>,
-        stem: &str,
-    ) -> std::io::Result<()> {
-        let Some((_, _, Outcome::Counterexample(t))) = rep.and_then(|r| r.worst()) else {
-            return Ok(());
-        };
-        if let Some(dir) = &self.a.trace_dir {
-            self.save_trace(t, &dir.join(format!("{stem}.worst.trace.json")))?;
-        }
-        if let Some(dir) = self.a.repro_dir.clone() {
-            self.save_repro(t, &format!("{stem}.worst"), &dir)?;
-        }
-        Ok(())
-    }
-
-    /// Save a walker counterexample (an interleaving of a writer and walkers) as JSON: the
-    /// rendered schedule with its model and pass. It is not a call trace, and `replay` and
-    /// `repro` do not read it: the line saying where it went says so.
-    fn save_interleaving(
-        &mut self,
-        ij: &serde_json::Value,
-        m: &Path,
-        path: &Path,
-    ) -> std::io::Result<()> {
-        let doc = serde_json::json!({
-            "model": m.display().to_string(),
-            "pass": self.scope.name,
-            "interleaving": ij["interleaving"],
-        });
-        let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        match write_atomic(path, &text) {
-            Ok(()) => self.say(&format!(
-                "interleaving saved to {} (a writer-and-walkers schedule, not a call trace: \
-                 replay and repro do not read it)",
-                path.display()
-            )),
-            Err(e) => {
-                self.worsen(Exit::BadInput);
-                writeln!(self.err, "cannot write {}: {e}", path.display())
-            }
-        }
-    }
-
-    fn save_trace(&mut self, t: &crate::trace::Trace, path: &Path) -> std::io::Result<()> {
-        match write_atomic(path, &t.to_json()) {
-            Ok(()) => self.say(&format!("trace saved to {}", path.display())),
-            Err(e) => {
-                self.worsen(Exit::BadInput);
-                writeln!(self.err, "cannot write {}: {e}", path.display())
-            }
-        }
-    }
-
-    /// Write `dir/STEM.repro.c` for a counterexample, or say why there is none.
-    fn save_repro(
-        &mut self,
-        t: &crate::trace::Trace,
-        stem: &str,
-        dir: &Path,
-    ) -> std::io::Result<()> {
-        let path = dir.join(format!("{stem}.repro.c"));
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            writeln!(self.err, "cannot create {}: {e}", dir.display())?;
-            self.worsen(Exit::BadInput);
-            return Ok(());
-        }
-        let base = Path::new(crate::models::BASELINE);
-        let mut said = Vec::new();
-        let model = Path::new(&t.model);
-        // the exit status stays the counterexample's: a missing reproducer is only reported
-        match crate::cmd::kernel::repro::write_repro(
-            t,
-            model,
-            Some(&path),
-            base,
-            &mut said,
-            self.err,
-        ) {
-            Ok(_) => {}
-            Err(crate::cmd::CmdError::Input(text)) => self.err.write_all(text.as_bytes())?,
-            Err(crate::cmd::CmdError::Io(e)) => return Err(e),
-        }
-        let said = String::from_utf8_lossy(&said).into_owned();
-        for l in said.lines() {
-            self.say(l)?;
-        }
-        Ok(())
     }
 
     /// Print the machine document, if any; the exit status.

@@ -1,6 +1,6 @@
 //! The commands that search models: `check` ([`command`], its options [`args`], its scopes
 //! [`scope`], its verdict lines [`verdict`], counterexample consequences [`consequence`] and
-//! `--audit` [`audit`]), `compare` (a patch model against the baseline) and `prove` (proof
+//! `--audit` [`audit`], where it saves traces and reproducers [`saves`]), `compare` (a patch model against the baseline) and `prove` (proof
 //! obligations).
 
 pub mod args;
@@ -10,6 +10,7 @@ pub mod compare;
 mod consequence;
 mod out_files;
 pub mod prove;
+mod saves;
 pub mod scope;
 mod verdict;
 
