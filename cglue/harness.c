@@ -45,6 +45,7 @@ unsigned long rlimit(unsigned int limit)
 #include "calls.c"
 #include "dump.c"
 #include "pages.c"
+#include "checkpoint.c"
 
 static int glue_words(char *line, char **w, int max)
 {
