@@ -11,6 +11,7 @@ mod cli_output;
 mod commute;
 mod coverage;
 mod cpatch;
+mod cpairs;
 mod csimulate;
 mod diffnew;
 mod docs;
