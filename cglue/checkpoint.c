@@ -114,7 +114,7 @@ static const char *glue_short_file(const char *file)
 
 /* ---- per-VMA-lock readers (fault, madv): vma-lock-stable --------------------------------- */
 
-#define GLUE_MAX_SNAPS 64
+#define GLUE_MAX_SNAPS 256
 
 /* A VMA's bounds at the last moment a per-VMA reader could take it. */
 struct glue_vma_snap {
