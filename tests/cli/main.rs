@@ -13,6 +13,7 @@ mod coverage;
 mod cpairs;
 mod cpatch;
 mod csimulate;
+mod cwalkers;
 mod diffnew;
 mod docs;
 mod drift;
