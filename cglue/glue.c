@@ -11,7 +11,7 @@
 #define GLUE_MAX_LOCKS 256
 #define GLUE_MAX_OBJS 4096
 #define GLUE_MAX_NOTES 64
-#define GLUE_NOTE_LEN 200
+#define GLUE_NOTE_LEN 320
 
 struct glue_lock_rec {
 	const void *obj;
@@ -124,6 +124,8 @@ static void glue_forget_wlocked(const void *mm)
 	for (i = 0; i < glue_nwlocked; i++)
 		if ((const void *)glue_vma_mm(glue_wlocked[i]) != mm)
 			glue_wlocked[j++] = glue_wlocked[i];
+		else
+			glue_readers_unlocked(glue_wlocked[i]);
 	glue_nwlocked = j;
 }
 

@@ -165,18 +165,34 @@ static inline void mmap_assert_write_locked(struct mm_struct *mm)
 		glue_violation("mmap_assert_write_locked: mmap_lock not held for write");
 }
 
-static inline void vma_start_write(struct vm_area_struct *vma)
+/*
+ * vma_start_write(): a walker checkpoint just before the VMA is write-locked (a per-VMA-lock
+ * reader may still hold it then), named by the caller's function and line through the macro
+ * below; the function itself stays for include/dup.h, whose helpers call it before this
+ * header is read.
+ */
+static inline void glue_vma_start_write_at(struct vm_area_struct *vma, const char *func,
+					   const char *file, int line)
 {
 	if (!glue_held(glue_vma_mm(vma), GLUE_MMAP_LOCK, true))
 		glue_violation("vma_start_write without the mmap write lock");
+	glue_checkpoint(func, file, line, "before vma_start_write()");
 	glue_vma_write_started(vma);
 }
+
+static inline void vma_start_write(struct vm_area_struct *vma)
+{
+	glue_vma_start_write_at(vma, __func__, __FILE__, __LINE__);
+}
+#define vma_start_write(vma) glue_vma_start_write_at(vma, __func__, __FILE__, __LINE__)
 
 static inline __must_check int vma_start_write_killable(struct vm_area_struct *vma)
 {
 	vma_start_write(vma);
 	return 0;
 }
+#define vma_start_write_killable(vma) \
+	({ glue_vma_start_write_at(vma, __func__, __FILE__, __LINE__); 0; })
 
 /*
  * vma_assert_write_locked() stays the tree's no-op stub: include/dup.h calls it before this
@@ -204,6 +220,9 @@ void glue_pages_begin_call(void);
 void glue_pages_allow(struct mm_struct *mm, unsigned long start, unsigned long end);
 void glue_pages_end_call(void);
 void glue_pages_temp_stack(struct mm_struct *mm);
+/* The walker checkpoints' per-VMA readers (checkpoint.c). */
+void glue_readers_begin_call(void);
+void glue_readers_unlocked(struct vm_area_struct *vma);
 void glue_dump_pages(void);
 
 /*

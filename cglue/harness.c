@@ -48,6 +48,7 @@ unsigned long rlimit(unsigned int limit)
 #include "undo.c"
 #include "dump.c"
 #include "pages.c"
+#include "checkpoint.c"
 
 static int glue_words(char *line, char **w, int max)
 {

@@ -9,12 +9,8 @@
  * interval-tree iterators (mapping_rmap_tree_foreach(), anon_rmap_tree_foreach() of
  * mm/interval_tree.c), as rmap_walk_file() and rmap_walk_anon() of mm/rmap.c run them.
  *
- * Walker checkpoints: at every acquire and release of an rmap lock (i_mmap_rwsem, the
- * flush_dcache lock, the anon_vma root rwsem) and of the mmap lock, the glue runs the rmap
- * walk of every mapped folio whose tree lock the call does not hold (a concurrent walker
- * could take that lock then) and checks that it finds every pte of the folio, and checks
- * every tree whose lock is free on the objects' current keys. The first failure of a call is
- * kept as a violation naming the kernel function and line of the lock operation.
+ * The walker checkpoints that run these walks at the lock moments inside a call are
+ * checkpoint.c's.
  *
  * Written for rmapcheck; no kernel text in it. Addresses are in pages.
  */
@@ -269,6 +265,7 @@ void glue_pages_begin_call(void)
 	glue_nwindows = 0;
 	glue_ncheckpoints = 0;
 	glue_checkpoint_failed = false;
+	glue_readers_begin_call();
 }
 
 /* The call may change the ptes of [start, end) of mm (pages; end 0 is the whole mm). */
@@ -419,138 +416,4 @@ void glue_dump_pages(void)
 		printf("\n");
 	}
 	printf("checkpoints %ld %ld\n", glue_checkpoints_run, glue_checkpoints_over);
-}
-
-/* ---- walker checkpoints ------------------------------------------------------------------ */
-
-struct glue_seek {
-	const struct glue_folio *f;
-	const struct glue_pte *p;
-	bool hit;
-};
-
-static void glue_seek_one(struct vm_area_struct *vma, void *arg)
-{
-	struct glue_seek *s = arg;
-
-	if (vma->vm_mm == s->p->mm && glue_vma_address(vma, s->f) == (long)s->p->addr)
-		s->hit = true;
-}
-
-/* Whether a walker of folio f would wait for a lock the call holds. */
-static bool glue_walker_blocked(const struct glue_folio *f)
-{
-	if (f->anon)
-		return f->anon_vma_freed ||
-		       glue_held(((struct anon_vma *)f->mapping)->root, GLUE_ANON_RWSEM, false);
-	return glue_held(f->mapping, GLUE_I_MMAP_RWSEM, false);
-}
-
-/* In-order starts non-decreasing and every rb_subtree_last right, on current keys; the max
- * last of the subtree, or 0 for an empty one. */
-struct glue_keyed {
-	bool anon;
-	unsigned long prev_start;
-	bool any;
-	const char *bad;
-};
-
-static unsigned long glue_tree_check(const struct rb_node *n, struct glue_keyed *k)
-{
-	unsigned long start, last, sub, m;
-
-	if (!n || k->bad)
-		return 0;
-	if (k->anon) {
-		const struct anon_vma_chain *avc = rb_entry(n, struct anon_vma_chain, rb);
-
-		start = vma_start_anon_pgoff(avc->vma);
-		last = vma_last_anon_pgoff(avc->vma);
-		sub = avc->rb_subtree_last;
-	} else {
-		const struct vm_area_struct *vma = rb_entry(n, struct vm_area_struct, shared.rb);
-
-		start = vma_start_pgoff(vma);
-		last = vma_last_pgoff(vma);
-		sub = vma->shared.rb_subtree_last;
-	}
-	m = last;
-	if (n->rb_left)
-		m = max(m, glue_tree_check(n->rb_left, k));
-	if (k->any && start < k->prev_start && !k->bad)
-		k->bad = "tree-order";
-	k->prev_start = start;
-	k->any = true;
-	if (n->rb_right)
-		m = max(m, glue_tree_check(n->rb_right, k));
-	if (!k->bad && m != sub)
-		k->bad = "augment";
-	return m;
-}
-
-static const char *glue_short_file(const char *file)
-{
-	const char *s = strstr(file, "mm/");
-
-	return s ? s : file;
-}
-
-void glue_checkpoint(const char *func, const char *file, int line, const char *event)
-{
-	int i;
-
-	if (glue_checkpoint_failed)
-		return;
-	if (glue_ncheckpoints >= GLUE_MAX_CHECKPOINTS) {
-		glue_checkpoints_over++;
-		return;
-	}
-	glue_ncheckpoints++;
-	glue_checkpoints_run++;
-	for (i = 0; i < glue_nptes && !glue_checkpoint_failed; i++) {
-		const struct glue_pte *p = &glue_ptes[i];
-		const struct glue_folio *f = &glue_folios[p->folio];
-		struct glue_seek s = { .f = f, .p = p };
-
-		if (p->mm == glue_temp_stack_mm || glue_walker_blocked(f))
-			continue;
-		glue_walk(f, glue_seek_one, &s);
-		if (s.hit)
-			continue;
-		glue_checkpoint_failed = true;
-		glue_violation("walker-complete at %s (%s:%d, %s): the %s walk of folio %s index %lu "
-			       "misses its pte at mm%d address %lu", func, glue_short_file(file), line,
-			       event, f->anon ? "anon" : "file", f->anon ? "anon" : "file", f->index,
-			       glue_mm_index(p->mm), p->addr);
-	}
-	for (i = 0; i < glue_nfiles && !glue_checkpoint_failed; i++) {
-		struct glue_keyed k = { .anon = false };
-
-		if (glue_held(&glue_files[i].mapping, GLUE_I_MMAP_RWSEM, false))
-			continue;
-		glue_tree_check(glue_files[i].mapping.i_mmap.rb_root.rb_node, &k);
-		if (k.bad) {
-			glue_checkpoint_failed = true;
-			glue_violation("%s at %s (%s:%d, %s): file#%d's i_mmap, its lock free, is out "
-				       "of %s on its VMAs' current keys", k.bad, func,
-				       glue_short_file(file), line, event, i,
-				       strcmp(k.bad, "augment") ? "order" : "its rb_subtree_last");
-		}
-	}
-	for (i = 0; i < glue_nobjs && !glue_checkpoint_failed; i++) {
-		struct anon_vma *av = glue_objs[i].ptr;
-		struct glue_keyed k = { .anon = true };
-
-		if (glue_objs[i].cache != anon_vma_cachep ||
-		    glue_held(av->root, GLUE_ANON_RWSEM, false))
-			continue;
-		glue_tree_check(av->rb_root.rb_root.rb_node, &k);
-		if (k.bad) {
-			glue_checkpoint_failed = true;
-			glue_violation("%s at %s (%s:%d, %s): an anon_vma's tree, its lock free, is out "
-				       "of %s on its VMAs' current keys", k.bad, func,
-				       glue_short_file(file), line, event,
-				       strcmp(k.bad, "augment") ? "order" : "its rb_subtree_last");
-		}
-	}
 }

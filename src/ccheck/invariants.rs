@@ -10,7 +10,8 @@
 //! recorded (a tree operation without its lock, a lock still held when the call returned, a
 //! precondition or descent check of the glue's tree wrappers); `model-assert` for a WARN the C
 //! fired; the page-level invariants and the walker checkpoints' findings from the ghost pages
-//! ([`super::pages`]). The per-VMA lock and lock-order invariants need threads.
+//! ([`super::pages`]), `vma-lock-stable` among them (the per-VMA-lock readers of a
+//! checkpoint). Deadlock and lock order need threads.
 
 use crate::charness::canon::{Raw, RawNode, RawTree, RawVma};
 use crate::invariant::{Invariant, InvariantSet};
@@ -32,6 +33,8 @@ pub const CHECKED: &[Invariant] = &[
     Invariant::RmapComplete,
     Invariant::RmapExact,
     Invariant::WalkerComplete,
+    // at the walker checkpoints: a VMA's bounds moved while a per-VMA-lock reader could hold it
+    Invariant::VmaLockStable,
     // on a patched tree only, by the search itself (`super::diverge`): the patched C's VMA
     // layout against the unpatched C's
     Invariant::Equivalent,
@@ -41,9 +44,10 @@ pub const CHECKED: &[Invariant] = &[
 pub fn not_checked(i: Invariant) -> Option<&'static str> {
     use Invariant::*;
     match i {
-        VmaLockStable | Deadlock | LockOrder => Some(
+        Deadlock | LockOrder => Some(
             "needs concurrent threads; the harness runs one call at a time (its walker \
-             checkpoints run the rmap walks at each lock moment, not threads)",
+             checkpoints run the walkers at each lock moment, not threads, and no walker \
+             waits there)",
         ),
         ModelFault => Some("a model's own fault; the C's is a crash, always reported"),
         FuzzSetup => Some("a fuzz harness check"),

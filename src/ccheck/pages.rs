@@ -12,8 +12,9 @@
 //! - `mapping-preserved`: each pte lies in a VMA of its mm whose pgoff arithmetic gives the
 //!   folio's index (and whose file is the folio's); the glue itself records a pte a call
 //!   changed outside the range that call may change (a `C violation mapping-preserved:` note);
-//! - `walker-complete`, and `tree-order` / `augment` at a walker checkpoint: recorded by the
-//!   glue at the lock moments inside a call (notes naming the kernel function and line).
+//! - `walker-complete`, `vma-lock-stable`, and `tree-order` / `augment` at a walker
+//!   checkpoint: recorded by the glue (cglue/checkpoint.c) at the lock moments inside a call
+//!   (notes naming the kernel function and line).
 
 use super::violation::Violation;
 use crate::charness::canon::{Raw, RawVma};
@@ -31,6 +32,7 @@ pub fn note_invariant(text: &str) -> Option<Invariant> {
     let inv = match word.trim_end_matches(':') {
         "mapping-preserved" => Invariant::MappingPreserved,
         "walker-complete" => Invariant::WalkerComplete,
+        "vma-lock-stable" => Invariant::VmaLockStable,
         // a tree found out of order or with a stale rb_subtree_last at a checkpoint
         "tree-order" if text.contains(" at ") => Invariant::TreeOrder,
         "augment" if text.contains(" at ") => Invariant::Augment,

@@ -32,9 +32,12 @@ pub fn invariants_line() -> String {
         off.push(format!("{} ({w})", names.join(", ")));
     }
     format!(
-        "checked on the C: {}; walker checkpoints: the file and anon rmap walks and the trees \
-         whose lock is free, at every acquire and release of an rmap lock and of the mmap lock, \
-         at most {} a call; not checked: {}",
+        "checked on the C: {}; walker checkpoints: every walker kind of the model that can \
+         run at the moment (file and uprobe: i_mmap_rwsem free; flush: the flush_dcache lock \
+         free; anon: the anon_vma root lock free; fault and madv: every attached VMA not \
+         write-locked keeps its bounds) and the trees whose lock is free, at every acquire and \
+         release of an rmap lock and of the mmap lock and before every vma_start_write(), at \
+         most {} a call; not checked: {}",
         on.join(", "),
         super::pages::CHECKPOINTS_PER_CALL,
         off.join("; ")

@@ -30,6 +30,7 @@ const GLUE: &[(&str, &str)] = &[
     ("undo.c", include_str!("../../cglue/undo.c")),
     ("dump.c", include_str!("../../cglue/dump.c")),
     ("pages.c", include_str!("../../cglue/pages.c")),
+    ("checkpoint.c", include_str!("../../cglue/checkpoint.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),
     ("Makefile", include_str!("../../cglue/Makefile")),
 ];

@@ -8,7 +8,7 @@
 //! after glue.c) checks the lock of that mapping or of that anon_vma's root, as the glue's
 //! named wrappers do, then calls it. A call without the lock is a `lock-discipline`
 //! violation. The queries (`*_iter_first`, `*_iter_next`) are left alone: rmap walkers call
-//! them under the lock held for read, and the harness runs no walker.
+//! them under the lock held for read, and the walker checkpoints at moments that lock is free.
 //!
 //! A helper whose parameters this reader cannot name (a function pointer among them) could not
 //! be wrapped: [`helpers`] lists it as unchecked and the build refuses the tree, rather than
