@@ -5,6 +5,7 @@
 pub mod ccheck;
 pub mod cdiff;
 pub mod cpatch;
+pub mod creplay;
 pub mod kdiff;
 pub mod repro;
 pub mod review;
