@@ -75,11 +75,14 @@ fn a_calls_file_that_does_not_parse_is_bad_input_naming_its_line() {
     assert!(err.contains("rmapcheck creplay: "), "{err}");
     assert!(err.contains("bad.calls: line 3: "), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    std::fs::write(&f, "sys_munmap(mm#0, 0, 1)\n").unwrap();
+    std::fs::write(&f, "sys_mmap(mm#0, file#0, 3, 1, 0, false)\n").unwrap();
     let Some(t) = tree() else { return };
     let (rc, _, err) = creplay(&f, &t, &[]);
     assert_eq!(rc, 2, "a call the model refuses: {err}");
-    assert!(err.contains("sys_munmap(mm#0, 0, 1): "), "{err}");
+    assert!(
+        err.contains("bad.calls: sys_mmap(mm#0, file#0, 3, 1, 0, false): empty range"),
+        "{err}"
+    );
 }
 
 /// The C fuzz target from an empty corpus finds the deep mutant, and its calls file replays.

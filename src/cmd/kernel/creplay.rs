@@ -56,7 +56,7 @@ pub fn creplay(a: &Args, out: &mut dyn Write) -> CmdResult {
         match crate::fuzzing::validate_call(&prog, w, c) {
             Ok(()) => Some(c.clone()),
             Err(e) => {
-                refused = Some(format!("{c}: {e}"));
+                refused = Some(e);
                 None
             }
         }
