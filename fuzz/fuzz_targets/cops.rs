@@ -55,12 +55,11 @@ fn state() -> &'static State {
         let t0 = Instant::now();
         // libFuzzer's main leaves SIGPIPE fatal: a harness that died must not take the fuzzer
         rmapcheck::charness::harness::ignore_sigpipe();
-        let target: &'static Target =
-            Box::leak(Box::new(Target::from_env(&model).unwrap_or_else(|e| fail(e))));
+        let target: &'static Target = Box::leak(Box::new(
+            Target::from_env(&model).unwrap_or_else(|e| fail(e)),
+        ));
         let map = EdgeMap::new().unwrap_or_else(|e| fail(e));
-        let sys = target
-            .system(vec![map.env()])
-            .unwrap_or_else(|e| fail(e));
+        let sys = target.system(vec![map.env()]).unwrap_or_else(|e| fail(e));
         eprintln!(
             "rmapcheck cops: the C of {} ({}{}), harness {} in {:.1} s; feedback: the C's edges \
              ({COVER_MAP_SIZE} extra counters)",
@@ -71,7 +70,11 @@ fn state() -> &'static State {
             } else {
                 format!("; applied: {}", target.prepared.applied.join(", "))
             },
-            if target.prepared.built.compiled { "built" } else { "cached" },
+            if target.prepared.built.compiled {
+                "built"
+            } else {
+                "cached"
+            },
             t0.elapsed().as_secs_f64()
         );
         State {
@@ -156,7 +159,10 @@ fuzz_target!(|data: &[u8]| {
             file.display(),
             s.target.replay_command(&file)
         ),
-        Err(e) => format!("the calls file {} could not be written: {e}", file.display()),
+        Err(e) => format!(
+            "the calls file {} could not be written: {e}",
+            file.display()
+        ),
     };
     panic!("{text}\n{saved}");
 });
