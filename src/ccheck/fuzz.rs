@@ -137,8 +137,7 @@ pub fn run_input(sys: &CSystem, data: &[u8]) -> Option<Ran> {
 
 /// What a run found, in words: the verdict line and the C's report (`None` when it passed).
 pub fn found(sys: &CSystem, ran: &Ran) -> Option<String> {
-    let w0 = crate::charness::initial_world(sys.model.scope).ok()?;
-    let kcalls = report::kernel_calls(&w0, &ran.calls, &|w, c| {
+    let kcalls = report::kernel_calls(sys.initial_world(), &ran.calls, &|w, c| {
         let _ = sys.model.apply(w, c);
         *w = sys.model.canonical(w);
     });

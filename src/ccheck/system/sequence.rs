@@ -52,6 +52,11 @@ impl Ran {
 }
 
 impl CSystem<'_> {
+    /// The model's initial world, which every sequence starts from (the C's is its `reset`).
+    pub fn initial_world(&self) -> &World {
+        &self.w0
+    }
+
     /// Run the calls `next` chooses, one at a time in the model's world as it stands before each
     /// (`None`: no more calls), on the model and on the C, from the initial world, with every
     /// check after every call. At most `max` calls are made.
