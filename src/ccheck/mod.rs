@@ -17,6 +17,7 @@ pub mod coverage;
 pub mod cpatch;
 pub mod deepen;
 pub mod diverge;
+pub mod fuzz;
 pub mod html;
 pub mod invariants;
 pub mod overlay;
@@ -71,16 +72,33 @@ pub struct Prepared {
 /// error here is bad input (exit 2): a diff that does not apply, an anchor not found, a tree
 /// the harness cannot be built from.
 pub fn prepare(src: &Source) -> Result<Prepared, String> {
-    prepare_with(src, false)
+    prepare_with(src, Flavour::Plain)
 }
 
 /// [`prepare`], the harness of a patched copy built with coverage and the changed lines
 /// found ([`coverage`]); with nothing applied, as [`prepare`].
 pub fn prepare_covered(src: &Source) -> Result<Prepared, String> {
-    prepare_with(src, true)
+    prepare_with(src, Flavour::Gcov)
 }
 
-fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
+/// [`prepare`] for the C fuzz target: the harness (patched or not) built with edge counts for
+/// libFuzzer ([`build::build_fuzz`]); the unpatched baseline, when something was applied, is
+/// the plain build.
+pub fn prepare_fuzz(src: &Source) -> Result<Prepared, String> {
+    prepare_with(src, Flavour::Edges)
+}
+
+/// Which build of the harness [`prepare_with`] makes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    Plain,
+    /// gcov's line counts of a patched copy ([`prepare_covered`]).
+    Gcov,
+    /// Edge counts for the fuzz target ([`prepare_fuzz`]).
+    Edges,
+}
+
+fn prepare_with(src: &Source, harness: Flavour) -> Result<Prepared, String> {
     let tree = &src.kernel;
     if !tree.join("mm/vma.c").is_file() {
         return Err(format!(
@@ -89,8 +107,13 @@ fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
         ));
     }
     if src.patches.is_empty() && src.mutants.is_empty() {
+        let built = if harness == Flavour::Edges {
+            build::build_fuzz(tree, &[])?
+        } else {
+            build::build(tree)?
+        };
         return Ok(Prepared {
-            built: build::build(tree)?,
+            built,
             applied: Vec::new(),
             baseline: None,
             changes: None,
@@ -106,9 +129,14 @@ fn prepare_with(src: &Source, covered: bool) -> Result<Prepared, String> {
     for m in &src.mutants {
         cmutant::apply(&mut o, m)?;
     }
-    if !covered {
+    if harness != Flavour::Gcov {
+        let built = if harness == Flavour::Edges {
+            build::build_fuzz(o.root(), o.salt())?
+        } else {
+            build::build_salted(o.root(), o.salt())?
+        };
         return Ok(Prepared {
-            built: build::build_salted(o.root(), o.salt())?,
+            built,
             applied: o.applied.clone(),
             baseline: Some(build::build(tree)?),
             changes: None,

@@ -31,6 +31,7 @@ const GLUE: &[(&str, &str)] = &[
     ("dump.c", include_str!("../../cglue/dump.c")),
     ("pages.c", include_str!("../../cglue/pages.c")),
     ("checkpoint.c", include_str!("../../cglue/checkpoint.c")),
+    ("cover.c", include_str!("../../cglue/cover.c")),
     ("harness.c", include_str!("../../cglue/harness.c")),
     ("Makefile", include_str!("../../cglue/Makefile")),
 ];
@@ -218,17 +219,40 @@ pub fn build(tree: &Path) -> Result<Built, String> {
 
 /// [`build`] keyed also by `salt` (see [`key_salted`]).
 pub fn build_salted(tree: &Path, salt: &[u8]) -> Result<Built, String> {
-    build_with(tree, salt, false)
+    build_with(tree, salt, Instrument::None)
 }
 
 /// [`build_salted`] with gcov's line coverage (`--coverage`) compiled in: each harness process
 /// writes its counts (`.gcda`, under `$GCOV_PREFIX` when set) when it exits, and the notes
 /// (`.gcno`) lie beside the objects in the binary's directory (`ccheck::coverage` reads both).
 pub fn build_covered(tree: &Path, salt: &[u8]) -> Result<Built, String> {
-    build_with(tree, salt, true)
+    build_with(tree, salt, Instrument::Gcov)
 }
 
-fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String> {
+/// [`build_salted`] for the C fuzz target: the kernel's code (the harness's translation unit
+/// and tools/lib/rbtree.c) compiled with gcc's `-fsanitize-coverage=trace-pc`, each basic block
+/// counted by cglue/cover.c into the edge map `$RMAPCHECK_COVER_MAP` names ([`COVER_MAP_ENV`],
+/// [`COVER_MAP_SIZE`]; nothing is counted without it). Cached under its own key.
+pub fn build_fuzz(tree: &Path, salt: &[u8]) -> Result<Built, String> {
+    build_with(tree, salt, Instrument::Edges)
+}
+
+/// The environment variable naming the edge map of a [`build_fuzz`] harness.
+pub const COVER_MAP_ENV: &str = "RMAPCHECK_COVER_MAP";
+/// The edge map's size in bytes (cglue/cover.c's `GLUE_COVER_MAP_SIZE`).
+pub const COVER_MAP_SIZE: usize = 1 << 16;
+
+/// What a harness build compiles in besides the kernel's code and the glue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Instrument {
+    None,
+    /// gcov's line counts, for "did the patch run" ([`build_covered`]).
+    Gcov,
+    /// Edge counts for libFuzzer ([`build_fuzz`]).
+    Edges,
+}
+
+fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built, String> {
     let t0 = Instant::now();
     let tree = tree
         .canonicalize()
@@ -241,10 +265,10 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
     }
     let release = release(&tree)?;
     older_tree(&tree, &release)?;
-    let salt = if coverage {
-        [salt, b"\0coverage"].concat()
-    } else {
-        salt.to_vec()
+    let salt = match instrument {
+        Instrument::None => salt.to_vec(),
+        Instrument::Gcov => [salt, b"\0coverage"].concat(),
+        Instrument::Edges => [salt, b"\0fuzz-edges"].concat(),
     };
     let superseded = precedence::superseded_in_tree(&tree)?;
     let dir = cache_root().join(key_salted(&tree, &salt)?);
@@ -268,9 +292,16 @@ fn build_with(tree: &Path, salt: &[u8], coverage: bool) -> Result<Built, String>
     let vma = work.path().join("tools/testing/vma");
     let mut make = Command::new("make");
     make.arg("-C").arg(&vma).arg(format!("-j{}", jobs()));
-    if coverage {
+    match instrument {
+        Instrument::None => {}
         // shared.mk adds EXTRA_CFLAGS to CFLAGS, which the link uses too
-        make.arg("EXTRA_CFLAGS=--coverage");
+        Instrument::Gcov => {
+            make.arg("EXTRA_CFLAGS=--coverage");
+        }
+        // the kernel's objects only (cglue/Makefile): cover.c and the link do without
+        Instrument::Edges => {
+            make.arg("COVER_CFLAGS=-fsanitize-coverage=trace-pc");
+        }
     }
     let out = make
         .output()

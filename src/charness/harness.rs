@@ -25,6 +25,16 @@ impl std::fmt::Display for Died {
     }
 }
 
+/// Ignore SIGPIPE in this process, as a Rust `main` does, so that a write to a harness that
+/// has died is an error to report and not the end of this process. For a process whose `main`
+/// is not Rust's: the C fuzz target, whose `main` is libFuzzer's.
+pub fn ignore_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+}
+
 /// A running harness.
 pub struct Harness {
     binary: PathBuf,

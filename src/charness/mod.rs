@@ -23,6 +23,7 @@ pub mod calls;
 pub mod canon;
 pub mod cdump;
 pub mod csource;
+pub mod edges;
 pub mod harness;
 pub mod lock_wrappers;
 pub mod model;

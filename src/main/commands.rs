@@ -309,6 +309,27 @@ pub(crate) enum Cmd {
         /// The edit spec (TOML).
         spec: PathBuf,
     },
+    /// Run a calls file (one model call per line, `#` comments: what the C fuzz target
+    /// `cops` writes when it finds something) again on the model and on a kernel tree's C,
+    /// with every check of `check --kernel` after every call (docs/CHECK-C.md). Exit status:
+    /// 0 every call passed, 1 a counterexample in the C, 2 bad input, 4 the model diverged.
+    Creplay {
+        /// The calls file.
+        calls: PathBuf,
+        /// The kernel source tree (only read).
+        #[arg(long)]
+        kernel: PathBuf,
+        /// Apply this unified diff (-p1) to a copy of the tree first (repeatable, in order).
+        #[arg(long)]
+        patch: Vec<PathBuf>,
+        /// Inject this C mutant (an edit spec, or a directory of them) after the patches.
+        #[arg(long)]
+        c_mutant: Vec<PathBuf>,
+        /// The model whose worlds the calls are checked in and compared with (default: the
+        /// baseline).
+        #[arg(long, default_value = rmapcheck::models::BASELINE)]
+        model: PathBuf,
+    },
     /// Review a posted series as C: an mbox (b4 am), a directory of git format-patch files, or
     /// one diff. The patches, in `[PATCH vN k/n]` order, are applied one after the other to a
     /// copy of the tree, the C search of `check --kernel` runs after each that touches a file

@@ -268,6 +268,22 @@ pub(crate) fn run(cmd: Cmd, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         }
         Cmd::Tree { file } => cmd::tree::run(file, out, err),
         Cmd::Cpatch { kernel, spec } => cmd::kernel::cpatch::cpatch(&kernel, &spec, out),
+        Cmd::Creplay {
+            calls,
+            kernel,
+            patch,
+            c_mutant,
+            model,
+        } => cmd::kernel::creplay::creplay(
+            &cmd::kernel::creplay::Args {
+                calls,
+                kernel,
+                patches: patch,
+                mutants: c_mutant,
+                model,
+            },
+            out,
+        ),
         Cmd::Review {
             series,
             kernel,

@@ -7,6 +7,7 @@
 mod bad_input;
 mod ccheck;
 mod cdiff;
+mod cfuzz;
 mod cli_output;
 mod commute;
 mod coverage;

@@ -444,7 +444,7 @@ fn generated() -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     for (name, r) in seeds() {
         let bytes = encode(&r);
-        for target in ["ops", "equivalence"] {
+        for target in ["ops", "equivalence", "cops"] {
             out.push((
                 PathBuf::from(format!("fuzz/corpus/{target}/seed-{name}")),
                 bytes.clone(),

@@ -17,7 +17,10 @@
 //! it is a divergence of the model (a fidelity failure, never a counterexample) or, on a
 //! patched tree whose unpatched C agrees with the model, the patch's own change of layout.
 
+mod sequence;
 mod step;
+
+pub use sequence::{Ended, Ran};
 
 use super::diverge::{Compared, Divergence, Divergences};
 use super::invariants::{self, Violation};

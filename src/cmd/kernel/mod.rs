@@ -6,6 +6,7 @@ pub mod ccheck;
 pub mod cdiff;
 mod cpass;
 pub mod cpatch;
+pub mod creplay;
 pub mod kdiff;
 pub mod repro;
 pub mod review;

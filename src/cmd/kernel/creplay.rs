@@ -1,0 +1,107 @@
+//! `rmapcheck creplay CALLS --kernel DIR [--patch FILE]... [--c-mutant SPEC]...`: a calls file
+//! (one model call per line, `#` comments; what the C fuzz target writes when it finds
+//! something) run again on the model and on the tree's C, every check of `check --kernel`
+//! made after every call (`ccheck::fuzz`). Exit status: 0 every call passed, 1 a
+//! counterexample in the C, 2 bad input (a call the model refuses, a file that does not
+//! parse, a tree the harness cannot be built from, a sequence that could not be judged),
+//! 4 the model diverged from the C.
+
+use crate::ccheck::fuzz::{self, read_calls};
+use crate::ccheck::system::Ended;
+use crate::ccheck::{self, cmutant, Source};
+use crate::cmd::{CmdError, CmdResult, Exit};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What `creplay` runs.
+pub struct Args {
+    pub calls: PathBuf,
+    pub kernel: PathBuf,
+    pub patches: Vec<PathBuf>,
+    pub mutants: Vec<PathBuf>,
+    pub model: PathBuf,
+}
+
+fn bad(msg: impl std::fmt::Display) -> CmdError {
+    CmdError::line(format_args!("rmapcheck creplay: {msg}"))
+}
+
+/// Run `a.calls` on the C and print what it finds.
+pub fn creplay(a: &Args, out: &mut dyn Write) -> CmdResult {
+    let text = std::fs::read_to_string(&a.calls)
+        .map_err(|e| bad(format_args!("{}: {e}", a.calls.display())))?;
+    let calls = read_calls(&text).map_err(|e| bad(format_args!("{}: {e}", a.calls.display())))?;
+    let mut mutants = Vec::new();
+    for m in &a.mutants {
+        if m.is_dir() {
+            mutants.extend(cmutant::load_dir(m).map_err(bad)?);
+        } else {
+            mutants.push(cmutant::load(m).map_err(bad)?);
+        }
+    }
+    let src = Source {
+        kernel: a.kernel.clone(),
+        patches: a.patches.clone(),
+        mutants,
+    };
+    let prepared = ccheck::prepare(&src).map_err(bad)?;
+    let prog = crate::models::load_model(&a.model).map_err(bad)?;
+    let scope = crate::scope::Scope::builtin("default").expect("the default scope");
+    let sys = fuzz::system(&prog, &scope, &prepared, Vec::new()).map_err(bad)?;
+    let mut refused = None;
+    let mut todo = calls.iter();
+    let n = calls.len();
+    let ran = sys.run_sequence(n, &mut |w| {
+        let c = todo.next()?;
+        match crate::fuzzing::validate_call(&prog, w, c) {
+            Ok(()) => Some(c.clone()),
+            Err(e) => {
+                refused = Some(e);
+                None
+            }
+        }
+    });
+    if let Some(e) = refused {
+        return Err(bad(format_args!("{}: {e}", a.calls.display())));
+    }
+    if let Some((c, why)) = ran.skipped.first() {
+        return Err(bad(format_args!(
+            "{}: {c} has no harness request ({why})",
+            a.calls.display()
+        )));
+    }
+    writeln!(
+        out,
+        "creplay: {} calls of {} on the C of {} ({}{})",
+        ran.calls.len(),
+        a.calls.display(),
+        a.kernel.display(),
+        prepared.built.release,
+        applied(&prepared.applied)
+    )?;
+    if let Some(text) = fuzz::found(&sys, &ran) {
+        write!(out, "{text}")?;
+    }
+    match ran.ended {
+        Ended::Passed => {
+            writeln!(
+                out,
+                "passed: every check after each of the {} calls ({})",
+                ran.calls.len(),
+                ccheck::report::invariants_line()
+            )?;
+            Ok(Exit::Ok)
+        }
+        Ended::Failed(_) => Ok(Exit::Found),
+        Ended::Diverged(_) => Ok(Exit::Diverges),
+        Ended::Stopped(why) => Err(bad(why)),
+    }
+}
+
+fn applied(a: &[String]) -> String {
+    if a.is_empty() {
+        String::new()
+    } else {
+        format!("; applied: {}", a.join(", "))
+    }
+}
