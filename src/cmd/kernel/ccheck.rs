@@ -10,37 +10,9 @@ use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::cover::Accept;
 use crate::explore::scope::Scope;
-use crate::explore::simulate::Simulation;
-use crate::world::scenario::Call;
-use crate::world::World;
 use std::io::Write;
-use std::path::PathBuf;
 
-/// Options of `check --kernel`.
-#[derive(Clone, Debug)]
-pub struct CcheckArgs {
-    /// The model that chooses the calls offered and is compared at a failure.
-    pub model: PathBuf,
-    pub kernel: PathBuf,
-    pub patches: Vec<PathBuf>,
-    /// C mutant specs (files, or directories of `*.toml`).
-    pub mutants: Vec<PathBuf>,
-    pub scope: Option<String>,
-    /// `--mode`: one pass in that mode instead of every pass.
-    pub mode: Option<crate::entry::Mode>,
-    pub max_depth: Option<u32>,
-    pub format: TraceFormat,
-    pub threads: Option<usize>,
-    /// `FILE:LINE[-LINE]` changed lines accepted as unreached.
-    pub accept_unreached: Vec<String>,
-    /// Seconds the search may go on past the bound for the changed lines (0: none).
-    pub deepen_budget: f64,
-    pub progress: bool,
-    /// Seeded random walks on the C instead of the breadth-first search (`--simulate`).
-    pub simulate: Option<Simulation>,
-    /// The breadth-first search on timely workers, threads or processes (`--workers`, ...).
-    pub cluster: Option<crate::explore::distributed::Cluster>,
-}
+pub use super::cargs::CcheckArgs;
 
 fn bad(e: impl std::fmt::Display) -> CmdError {
     CmdError::line(format_args!("rmapcheck check --kernel: {e}"))
@@ -366,25 +338,4 @@ pub(crate) fn scope_notes(prep: &ccheck::Prepared) -> Vec<String> {
         ));
     }
     v
-}
-
-/// The calls of a counterexample in kernel form, along the model's worlds.
-pub(crate) fn kernel_calls(
-    prog: &crate::lang::Program,
-    scope: &Scope,
-    calls: &[Call],
-) -> Vec<report::KernelCall> {
-    let sys = crate::explore::search::CallSystem::new(
-        prog,
-        scope,
-        crate::checker::budget::Budget::unlimited(),
-    );
-    let w0: World = match crate::charness::initial_world(scope) {
-        Ok(w) => sys.canonical(&w),
-        Err(_) => World::default(),
-    };
-    report::kernel_calls(&w0, calls, &|w, c| {
-        let _ = sys.apply(w, c);
-        *w = sys.canonical(w);
-    })
 }

@@ -3,7 +3,7 @@
 //! counterexample with its consequence search, or the divergence, written as text, JSON or the
 //! parts of an HTML page.
 
-use super::ccheck::{kernel_calls, CcheckArgs};
+use super::cargs::CcheckArgs;
 use crate::ccheck::deepen::{self, Plan};
 use crate::ccheck::{self, report};
 use crate::checker::Verdict;
@@ -12,6 +12,7 @@ use crate::cmd::CmdError;
 use crate::explore::scope::Scope;
 use crate::explore::simulate::Simulation;
 use crate::world::scenario::Call;
+use crate::world::World;
 use std::io::Write;
 
 /// What every pass of one run shares.
@@ -267,4 +268,25 @@ fn divergence_text(
     s += &report::calls_text(&kernel_calls(prog, scope, &d.calls));
     s += &d.render();
     s
+}
+
+/// The calls of a counterexample in kernel form, along the model's worlds.
+pub(crate) fn kernel_calls(
+    prog: &crate::lang::Program,
+    scope: &Scope,
+    calls: &[Call],
+) -> Vec<report::KernelCall> {
+    let sys = crate::explore::search::CallSystem::new(
+        prog,
+        scope,
+        crate::checker::budget::Budget::unlimited(),
+    );
+    let w0: World = match crate::charness::initial_world(scope) {
+        Ok(w) => sys.canonical(&w),
+        Err(_) => World::default(),
+    };
+    report::kernel_calls(&w0, calls, &|w, c| {
+        let _ = sys.apply(w, c);
+        *w = sys.canonical(w);
+    })
 }

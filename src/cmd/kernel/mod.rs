@@ -2,6 +2,7 @@
 //! `cdiff`, `cpatch`, `review`, on `crate::charness` and `crate::ccheck`), the running kernel
 //! (`kdiff`, on `crate::oracle`), and the C reproducers of counterexamples (`repro`).
 
+mod cargs;
 pub mod ccheck;
 pub mod cdiff;
 mod cpass;

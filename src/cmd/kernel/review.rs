@@ -302,7 +302,7 @@ fn check_one(
         _ => unreachable!("the verdict says found"),
     };
     r.verdict = {
-        let kcalls = super::ccheck::kernel_calls(prog, scope, &calls);
+        let kcalls = super::cpass::kernel_calls(prog, scope, &calls);
         let doc = serde_json::json!({
             "kernel": run.tree,
             "release": run.release,
