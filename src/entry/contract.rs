@@ -196,6 +196,13 @@ fn adjust_pick(p: &Pick, next: bool) -> Option<Vec<Value>> {
     }
     let natural = if next { x.vm_pgoff } else { o.vm_pgoff };
     let pg = contract_pgoff(natural, p.c.pgoff);
+    // the VMA that keeps its start takes pg: a truly anonymous one only its own start page
+    let kept = if next { x } else { o };
+    let pg = if sane_pgoff(kept.vm_file, kept.anon_vma, kept.vm_start, pg) {
+        pg
+    } else {
+        kept.vm_start
+    };
     Some(vec![p.mmv(), vma_v(v.id), int(e), int(pg)])
 }
 

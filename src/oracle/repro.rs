@@ -508,9 +508,10 @@ HELPER void check_layout(const struct want *w, int n)
 }
 
 /*
- * A forked child reads pages[0..n), each written by this process (1) and, the model says, still
- * mapped by an anonymous folio: fork() copies an anonymous VMA's ptes only when the VMA has an
- * anon_vma (vma_needs_copy()), so on a kernel whose VMA lost its anon_vma the child reads zeros.
+ * A forked child reads pages[0..n), each written by this process (1) and,
+ * the model says, still mapped by an anonymous folio: fork() copies an
+ * anonymous VMA's ptes only when the VMA has an anon_vma (vma_needs_copy()),
+ * so on a kernel whose VMA lost its anon_vma the child reads zeros.
  */
 HELPER void check_fork_reads(const unsigned long *pages, int n)
 {
@@ -533,7 +534,8 @@ HELPER void check_fork_reads(const unsigned long *pages, int n)
 		_exit(zeros ? 1 : 0);
 	}
 	if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		printf("mm#%d:   the model predicts the parent's data on every page written\n", me);
+		printf("mm#%d:   the model predicts the parent's data on every\n", me);
+		printf("mm#%d:   page written\n", me);
 		bad = 1;
 	}
 	fflush(stdout);

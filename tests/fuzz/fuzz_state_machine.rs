@@ -177,6 +177,16 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
                 let pg = if fresh { (pg.0, n + i, pg.2, pg.3) } else { pg };
                 pages[m].insert(n + i, pg);
             }
+            // dontunmap_complete(): a wholly moved source is unfaulted again; with no file its
+            // pgoff goes back to its start page
+            if keep && s == x.vm_start && s + nl == x.vm_end {
+                for p in s..s + nl {
+                    let pg = pages[m].get_mut(&p).expect("the source stays mapped");
+                    if pg.0.is_none() {
+                        pg.1 = p;
+                    }
+                }
+            }
         }
         "setup_stack_growsup" => {
             for p in int(&a[1])..int(&a[2]) {
