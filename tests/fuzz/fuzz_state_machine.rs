@@ -179,12 +179,9 @@ fn reference(pages: &mut Pages, w: &World, c: &Call) {
             }
             // dontunmap_complete(): a wholly moved source is unfaulted again; with no file its
             // pgoff goes back to its start page
-            if keep && s == x.vm_start && s + nl == x.vm_end {
+            if keep && s == x.vm_start && s + nl == x.vm_end && x.vm_file.is_none() {
                 for p in s..s + nl {
-                    let pg = pages[m].get_mut(&p).expect("the source stays mapped");
-                    if pg.0.is_none() {
-                        pg.1 = p;
-                    }
+                    pages[m].get_mut(&p).expect("the source stays mapped").1 = p;
                 }
             }
         }
