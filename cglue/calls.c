@@ -141,6 +141,27 @@ static struct mm_struct *glue_enter(long mm)
 	return glue_mms[mm];
 }
 
+static long num(const char *s);
+
+/*
+ * The mm of a request of `words` words whose second names it (the requests of contract.c,
+ * remap.c and undo.c), entered; NULL after printing the error line for a wrong word count or
+ * no such mm.
+ */
+static struct mm_struct *glue_request_mm(char **w, int n, int words)
+{
+	struct mm_struct *mm;
+
+	if (n != words) {
+		printf("error %s takes %d words\n", w[0], words - 1);
+		return NULL;
+	}
+	mm = glue_enter(num(w[1]));
+	if (!mm)
+		printf("error no mm %s\n", w[1]);
+	return mm;
+}
+
 /* do_mmap() (mm/mmap.c) for the flags rmapcheck's sys_mmap passes, then mmap_region(). */
 static long call_mmap(struct mm_struct *mm, unsigned long start, unsigned long end,
 		      long file, unsigned long pgoff, bool shared, bool growsdown)

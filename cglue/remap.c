@@ -208,14 +208,8 @@ static bool glue_remap_command(char **w, int n, long *ret)
 		words = 5;
 	else
 		return false;
-	if (n != words) {
-		printf("error %s takes %d words\n", w[0], words - 1);
-		*ret = LONG_MIN;
-		return true;
-	}
-	mm = glue_enter(num(w[1]));
+	mm = glue_request_mm(w, n, words);
 	if (!mm) {
-		printf("error no mm %s\n", w[1]);
 		*ret = LONG_MIN;
 		return true;
 	}
