@@ -13,7 +13,7 @@ use std::process::Command;
 
 use super::kernel_tree::tree;
 
-fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+pub(super) fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
@@ -31,7 +31,7 @@ fn spec(name: &str) -> PathBuf {
 }
 
 /// The spec's diff against `t`, written under `dir`.
-fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
+pub(super) fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
     diff_of(t, &spec(name), name, dir)
 }
 

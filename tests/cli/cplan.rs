@@ -8,39 +8,9 @@
 //! The tree comes from tests/cli/kernel_tree.rs; without one each test prints SKIPPED (or
 //! fails when `CI` is set).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use super::ccheck::check;
+use super::cpatch::{diff, rmapcheck};
 use super::kernel_tree::tree;
-
-fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-/// cpatches/NAME.toml as a diff against `t`, written under `dir`.
-fn diff(t: &Path, name: &str, dir: &Path) -> PathBuf {
-    let s = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("cpatches/{name}.toml"));
-    let (rc, out, err) = rmapcheck(&[
-        "cpatch".as_ref(),
-        "--kernel".as_ref(),
-        t.as_os_str(),
-        s.as_os_str(),
-    ]);
-    assert_eq!(rc, 0, "{err}");
-    let p = dir.join(format!("{name}.diff"));
-    std::fs::write(&p, out).unwrap();
-    p
-}
 
 #[test]
 fn no_flag_runs_every_c_pass_with_a_plan_line() {
