@@ -13,10 +13,48 @@
 #
 # Also installs what the harness build needs (cc, make, liburcu-dev, xz-utils) when missing.
 # Runs as root, or through sudo. Nothing from the tree is ever copied into the repository.
+#
+# `--package NAME` (or RMAPCHECK_KERNEL_PACKAGE=NAME) asks for one Debian source package, for
+# example linux-source-6.12 for the LTS line: exactly that package, its newest version over the
+# configured suites (sid added, pinned to priority 1), never a fallback to another one. It is
+# cached beside the default tree and does not replace it as `current`.
 set -euo pipefail
 
 cache="${RMAPCHECK_KERNEL_CACHE:-$HOME/.cache/rmapcheck/kernel}"
-want="${RMAPCHECK_KERNEL_PACKAGE:-linux-source-7.3}"
+want="${RMAPCHECK_KERNEL_PACKAGE:-}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --package)
+      [ $# -ge 2 ] || { echo "fetch-kernel: error: --package needs a package name" >&2; exit 2; }
+      want="$2"
+      shift 2
+      ;;
+    --package=*)
+      want="${1#--package=}"
+      shift
+      ;;
+    *)
+      echo "fetch-kernel: error: unknown argument $1 (usage: fetch-kernel.sh [--package NAME])" >&2
+      exit 2
+      ;;
+  esac
+done
+exact=0
+if [ -n "$want" ]; then
+  case "$want" in
+    linux-source-[0-9]*) ;;
+    *) echo "fetch-kernel: error: $want is not a linux-source-X.Y package name" >&2; exit 2 ;;
+  esac
+  exact=1
+else
+  want=linux-source-7.3
+fi
+# The file that names the tree last unpacked for this request.
+if [ "$exact" = 1 ]; then
+  current="$cache/current-$want"
+else
+  current="$cache/current"
+fi
 dirs=(mm lib include tools kernel arch/x86/include Makefile)
 
 say() { echo "fetch-kernel: $*" >&2; }
@@ -37,8 +75,8 @@ as_root() {
 }
 
 # An existing tree whose unpacking finished.
-if [ -f "$cache/current" ]; then
-  tree="$(cat "$cache/current")"
+if [ -f "$current" ]; then
+  tree="$(cat "$current")"
   if [ -f "$tree/.rmapcheck-complete" ] && [ -f "$tree/mm/vma.c" ]; then
     say "using cached $(cat "$tree/.rmapcheck-complete")"
     echo "$tree"
@@ -112,6 +150,14 @@ newest_version() {
 
 pkg="$want"
 ver="$(newest_version "$pkg")"
+if [ -z "$ver" ] && [ "$exact" = 1 ]; then
+  add_sid
+  ver="$(newest_version "$pkg")"
+  if [ -z "$ver" ]; then
+    have="$(apt-cache search --names-only '^linux-source-[0-9]+\.[0-9]+$' | awk '{print $1}' | sort -V | tr '\n' ' ')"
+    die "$pkg is in none of the configured suites (they have: ${have:-no linux-source-X.Y})"
+  fi
+fi
 if [ -z "$ver" ]; then
   add_sid
   say "$want is not available; looking for the newest linux-source-7.x"
@@ -151,6 +197,6 @@ tar -xf "$tarball" -C "$tree_parent" "${pats[@]}"
 tree="$tree_parent/$top"
 [ -f "$tree/mm/vma.c" ] || die "$tree/mm/vma.c missing after unpacking"
 echo "$pkg $ver" >"$tree/.rmapcheck-complete"
-echo "$tree" >"$cache/current"
+echo "$tree" >"$current"
 say "tree: $tree"
 echo "$tree"
