@@ -472,26 +472,22 @@ static long call_fork_copying(struct mm_struct *oldmm, long copied)
 }
 
 /*
- * exit(2): exit_mmap() (mm/mmap.c) with free_pgtables() (mm/memory.c): under the mmap write
- * lock, each VMA's anon rmap (unlink_anon_vmas()) and file rmap (unlink_file_vma_batch_*())
- * are unlinked while the tree still lists it, then each VMA is removed (remove_vma()) and the
- * tree emptied. rmapcheck's model keeps the mm (empty) afterwards, and so does the harness.
+ * The rmap unlink and the freeing of every VMA of mm, as exit_mmap() (mm/mmap.c) and
+ * dup_mmap()'s error path (tear_down_vmas()) both do with free_pgtables() (mm/memory.c): each
+ * VMA's anon rmap (unlink_anon_vmas()) and file rmap (unlink_file_vma_batch_*()) unlinked while
+ * the tree still lists it, then each VMA removed (remove_vma()) and the tree emptied. Exit
+ * write-locks each VMA first (start_write); the caller holds the mmap write lock.
  */
-static long call_exit(struct mm_struct *mm)
+static void glue_free_vmas(struct mm_struct *mm, bool start_write)
 {
 	struct vm_area_struct *vma;
 	struct unlink_vma_file_batch vb;
 	VMA_ITERATOR(vmi, mm, 0);
 
-	/* the zap of every VMA (unmap_vmas()) comes first, under the mmap read lock */
-	glue_pages_allow(mm, 0, 0);
-	glue_lock(mm, GLUE_MMAP_LOCK, false);
-	glue_zap(mm, 0, ~0UL);
-	mmap_read_unlock(mm);
-	glue_lock(mm, GLUE_MMAP_LOCK, true);
 	unlink_file_vma_batch_init(&vb);
 	for_each_vma(vmi, vma) {
-		vma_start_write(vma);
+		if (start_write)
+			vma_start_write(vma);
 		unlink_anon_vmas(vma);
 		unlink_file_vma_batch_add(&vb, vma);
 	}
@@ -503,6 +499,21 @@ static long call_exit(struct mm_struct *mm)
 		mm->map_count--;
 	}
 	mtree_destroy(&mm->mm_mt);
+}
+
+/*
+ * exit(2): exit_mmap(): the zap of every VMA (unmap_vmas()) under the mmap read lock, then
+ * under the write lock the unlink and freeing of every VMA. rmapcheck's model keeps the mm
+ * (empty) afterwards, and so does the harness.
+ */
+static long call_exit(struct mm_struct *mm)
+{
+	glue_pages_allow(mm, 0, 0);
+	glue_lock(mm, GLUE_MMAP_LOCK, false);
+	glue_zap(mm, 0, ~0UL);
+	mmap_read_unlock(mm);
+	glue_lock(mm, GLUE_MMAP_LOCK, true);
+	glue_free_vmas(mm, true);
 	mmap_write_unlock(mm);
 	return 0;
 }

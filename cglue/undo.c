@@ -68,24 +68,8 @@ static long call_mmap_fixed_fail(struct mm_struct *mm, unsigned long start, unsi
  */
 static void glue_fork_teardown(struct mm_struct *mm)
 {
-	struct vm_area_struct *vma;
-	struct unlink_vma_file_batch vb;
-	VMA_ITERATOR(vmi, mm, 0);
-
 	glue_zap(mm, 0, ~0UL);
-	unlink_file_vma_batch_init(&vb);
-	for_each_vma(vmi, vma) {
-		unlink_anon_vmas(vma);
-		unlink_file_vma_batch_add(&vb, vma);
-	}
-	unlink_file_vma_batch_final(&vb);
-	vma_iter_set(&vmi, 0);
-	for_each_vma(vmi, vma) {
-		vma_mark_detached(vma);
-		remove_vma(vma);
-		mm->map_count--;
-	}
-	mtree_destroy(&mm->mm_mt);
+	glue_free_vmas(mm, false);
 }
 
 /* The undo requests of glue_command(); false when w[0] is not one. */
