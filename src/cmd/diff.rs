@@ -19,12 +19,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-/// Arguments of `rmapcheck diff`.
-#[derive(Clone, Debug)]
+/// Arguments of `rmapcheck diff` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct DiffArgs {
-    /// The patch model: a file, or a directory holding exactly one model.
+    /// The patch model (a file, or a directory holding exactly one model).
     pub patch: PathBuf,
-    /// The model it is compared with (the same forms).
+    /// The model to compare with.
+    #[arg(default_value = crate::models::BASELINE)]
     pub base: PathBuf,
 }
 

@@ -20,25 +20,62 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Options of `rmapcheck interleave`.
-#[derive(Clone, Debug, Default)]
+/// Options of `rmapcheck interleave` (each field's doc comment is its `--help` text). Explicit
+/// `walker` calls, or else generated ones: `walkers` of the `kinds` (both, when not given, the
+/// scope's: [`InterleaveArgs::generated`]).
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct InterleaveArgs {
+    /// The model file.
     pub model: PathBuf,
+    /// Scenario file (TOML): initial world and calls; the last call is the writer.
+    #[arg(long)]
     pub ops: PathBuf,
-    /// Explicit walker calls; when empty, generated (see `walkers` and `kinds`).
+    /// A walker call (repeatable), e.g. `rmap_walk_file(mapping#0, 101)`; when none is
+    /// given, every set of --walkers walkers of --kinds is tried.
+    #[arg(long)]
     pub walker: Vec<String>,
-    /// How many walkers run next to the writer (generated walkers only).
-    pub walkers: usize,
-    /// Walker kinds to generate (file, anon, flush, madv; fault and uprobe only when named); the
-    /// first four when empty.
+    /// Number of walker threads for generated walkers (default: the scope's, at least 1).
+    #[arg(long)]
+    pub walkers: Option<usize>,
+    /// Walker kinds to generate: file, anon, flush, madv, and, only when named, fault (a write
+    /// fault under the per-VMA lock) and uprobe (uprobe registration's file-tree walk)
+    /// (comma-separated; default file, anon, flush, madv).
+    #[arg(long, value_delimiter = ',')]
     pub kinds: Vec<String>,
+    /// A built-in scope or scope TOML giving `walkers` and `walker_kinds` defaults.
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// Explore without the partial-order reduction.
+    #[arg(long)]
     pub no_reduction: bool,
-    /// Cross-check the run (`check::crosscheck`): a difference turns `holds` into
-    /// `incomplete`.
+    /// Audit the run (slower): every step's changes against its footprint, every
+    /// independence claim of the reduction in both orders, every incremental tree check
+    /// against the whole one. A difference makes `holds` `incomplete` (exit 3).
+    #[arg(long)]
     pub audit: bool,
+    /// Stop (incomplete) after this many states per thread set.
+    #[arg(long, default_value_t = 0)]
     pub max_states: usize,
-    /// Show progress (a spinner on a terminal).
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
     pub progress: bool,
+}
+
+impl InterleaveArgs {
+    /// How many walkers run next to the writer and of which kinds, for generated walkers:
+    /// `--walkers` and `--kinds`, else the scope's (`--scope`, or the default scope; at least
+    /// one walker; an empty list of kinds is file, anon, flush and madv).
+    fn generated(&self) -> Result<(usize, Vec<String>), CmdError> {
+        let sc = crate::scope::Scope::load(self.scope.as_deref().unwrap_or("default"))
+            .map_err(|e| CmdError::line(format_args!("rmapcheck interleave: {e}")))?;
+        let walkers = self.walkers.unwrap_or(sc.walkers.max(1) as usize);
+        let kinds = if self.kinds.is_empty() {
+            sc.walker_kinds
+        } else {
+            self.kinds.clone()
+        };
+        Ok((walkers, kinds))
+    }
 }
 
 /// Parse `--walker` calls and check that each names a walker the model defines, with the
@@ -64,6 +101,7 @@ fn parse_walkers(prog: &Program, w: &World, texts: &[String]) -> Result<Vec<Call
 }
 
 pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
+    let (walkers, kinds) = a.generated()?;
     let prog = match load_model(&a.model) {
         Ok(p) => p,
         Err(d) => {
@@ -82,7 +120,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
             return Err(CmdError::line(format_args!("{}: {e}", a.ops.display())));
         }
     };
-    if let Err(e) = check_kinds(&a.kinds) {
+    if let Err(e) = check_kinds(&kinds) {
         return Err(CmdError::line(format_args!("rmapcheck interleave: {e}")));
     }
     if let Err(e) = crate::fuzzing::validate_call(&prog, &world, &writer) {
@@ -92,9 +130,8 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         )));
     }
     let sets: Vec<Vec<Call>> = if a.walker.is_empty() {
-        let cands =
-            crate::explore::walkers::against(&writer, walker_calls(&prog, &world, &a.kinds));
-        combinations(&cands, a.walkers.clamp(1, 8))
+        let cands = crate::explore::walkers::against(&writer, walker_calls(&prog, &world, &kinds));
+        combinations(&cands, walkers.clamp(1, 8))
     } else {
         match parse_walkers(&prog, &world, &a.walker) {
             Ok(v) => vec![v],
@@ -109,7 +146,7 @@ pub fn interleave(a: &InterleaveArgs, out: &mut dyn Write) -> CmdResult {
         return Err(CmdError::line(format_args!(
             "rmapcheck interleave: no walker of kinds {:?} can run in the world of {}: nothing \
              would be explored",
-            a.kinds,
+            kinds,
             a.ops.display()
         )));
     }

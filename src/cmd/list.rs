@@ -2,6 +2,7 @@
 //! the phase they are checked in; `list --builtins` instead prints the builtins and fields models
 //! may use, as text or as the Markdown page committed as `docs/BUILTINS.md`.
 
+use super::formats::TraceFormat;
 use super::{discover_models, CmdError, CmdResult, Exit};
 use crate::check::{Invariant, Phase};
 use crate::world::builtins::describe;
@@ -15,6 +16,31 @@ pub enum BuiltinsFormat {
     Text,
     /// The page committed as `docs/BUILTINS.md`.
     Markdown,
+}
+
+/// Options of `rmapcheck list` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct ListArgs {
+    /// The builtins and fields instead of models and invariants.
+    #[arg(long)]
+    pub builtins: bool,
+    /// text, or markdown (with --builtins).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: TraceFormat,
+}
+
+/// `rmapcheck list [--builtins] [--format F]`: [`list`] or [`builtins`] in the format asked
+/// for; a format that neither writes is an error (exit 2).
+pub fn run(a: &ListArgs, out: &mut dyn Write) -> CmdResult {
+    match (a.builtins, a.format) {
+        (false, TraceFormat::Text) => list(out),
+        (true, TraceFormat::Text) => builtins(BuiltinsFormat::Text, out),
+        (true, TraceFormat::Markdown) => builtins(BuiltinsFormat::Markdown, out),
+        (_, f) => Err(CmdError::line(format_args!(
+            "rmapcheck list: --format {f:?} is not offered here (text; markdown with \
+             --builtins)"
+        ))),
+    }
 }
 
 /// `rmapcheck list`: the models and the invariants.

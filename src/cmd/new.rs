@@ -19,16 +19,19 @@ use super::{CmdError, CmdResult, Exit};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-/// Arguments of `rmapcheck new`.
-#[derive(Clone, Debug)]
+/// Arguments of `rmapcheck new` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct NewArgs {
-    /// The patch's short name: `[a-z0-9][a-z0-9_-]*`.
+    /// The patch's short name, [a-z0-9][a-z0-9_-]*.
     pub name: String,
     /// The model the patch applies to.
+    #[arg(long, default_value = crate::models::BASELINE)]
     pub base: PathBuf,
-    /// Where the model goes (`models/patches`).
+    /// Directory of the new model.
+    #[arg(long, default_value = "models/patches")]
     pub dir: PathBuf,
-    /// Where the proof file goes (`proofs`).
+    /// Directory of the new proof file.
+    #[arg(long, default_value = "proofs")]
     pub proofs: PathBuf,
 }
 

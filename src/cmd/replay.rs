@@ -13,17 +13,28 @@ use crate::trace::{model_hash, text, Trace};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Options of `rmapcheck replay`.
-#[derive(Clone, Debug, Default)]
+/// Options of `rmapcheck replay` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct ReplayArgs {
+    /// The trace file written by `check --trace-dir` or `--format json`.
     pub file: PathBuf,
+    /// Run it on this model instead of the one it was found on (for a fuzzer input: the
+    /// models directory to decode against).
+    #[arg(long)]
     pub model: Option<PathBuf>,
+    /// Drop calls and files that the failure does not need, and shrink the arguments of
+    /// the calls left (pages, lengths, offsets, which mm, file or VMA), keeping the same
+    /// invariant, before printing.
+    #[arg(long)]
     pub minimise: bool,
-    /// Show the failing call's plain field reads.
+    /// Also show the failing call's plain field reads, each with the value read.
+    #[arg(long)]
     pub reads: bool,
-    /// Decode the file as a fuzzer input.
+    /// The file is a fuzzer input (a crash file): decode, minimise and print it as a trace.
+    #[arg(long)]
     pub crash: bool,
-    /// Print the trace as a scenario TOML instead of replaying it.
+    /// Print the trace as a scenario TOML that `rmapcheck run --ops` accepts.
+    #[arg(long)]
     pub emit_scenario: bool,
 }
 

@@ -1,6 +1,7 @@
 //! Bad input gets a clear error with file:line:col and exit status 2, never a panic: a scope
 //! file, an unknown scope or invariant, a proof file, a scenario, a model with an error.
 
+use rmapcheck::cmd::check::args::ScopeOpts;
 use rmapcheck::cmd::check::prove::ProveArgs;
 use rmapcheck::cmd::check::{check, CheckArgs};
 use rmapcheck::cmd::run::run;
@@ -22,13 +23,19 @@ fn bad_scope_file_names_line_and_column() {
     let p = tmp("scope.toml", "max_depth = 3\npages = \"four\"\n");
     let e = check_err(CheckArgs {
         models: vec!["models/v7.3-rc4/baseline.rmap".into()],
-        scope: Some(p.display().to_string()),
+        scope: ScopeOpts {
+            name: Some(p.display().to_string()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("scope.toml:2:9:"), "{e}");
     let p = tmp("scope2.toml", "max_depth = 3\nbogus = 1\n");
     let e = check_err(CheckArgs {
-        scope: Some(p.display().to_string()),
+        scope: ScopeOpts {
+            name: Some(p.display().to_string()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("scope2.toml:2:1:") && e.contains("bogus"), "{e}");
@@ -37,7 +44,10 @@ fn bad_scope_file_names_line_and_column() {
 #[test]
 fn unknown_scope_and_invariant_are_named() {
     let e = check_err(CheckArgs {
-        scope: Some("no-such-scope".into()),
+        scope: ScopeOpts {
+            name: Some("no-such-scope".into()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(
@@ -46,13 +56,19 @@ fn unknown_scope_and_invariant_are_named() {
     );
     let p = tmp("scope3.toml", "invariants = [\"tree-ordr\"]\n");
     let e = check_err(CheckArgs {
-        scope: Some(p.display().to_string()),
+        scope: ScopeOpts {
+            name: Some(p.display().to_string()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("unknown invariant \"tree-ordr\""), "{e}");
     let e = check_err(CheckArgs {
-        scope: Some("tiny".into()),
-        max_depth: Some(1000),
+        scope: ScopeOpts {
+            name: Some("tiny".into()),
+            max_depth: Some(1000),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("max_depth"), "{e}");
@@ -66,14 +82,20 @@ fn model_errors_are_file_line_col_with_a_caret() {
     );
     let e = check_err(CheckArgs {
         models: vec![p.clone()],
-        scope: Some("tiny".into()),
+        scope: ScopeOpts {
+            name: Some("tiny".into()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("broken.rmap:1:"), "{e}");
     let p = tmp("broken2.rmap", "int f(void) {\n  return g(1);\n}\n");
     let e = check_err(CheckArgs {
         models: vec![p.to_path_buf()],
-        scope: Some("tiny".into()),
+        scope: ScopeOpts {
+            name: Some("tiny".into()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("broken2.rmap:2:10:") && e.contains('^'), "{e}");
@@ -176,7 +198,10 @@ fn a_search_that_makes_no_call_is_an_error_not_holds() {
     let p = tmp("entries.toml", "entries = [\"sys_exit\"]\n");
     let e = check_err(CheckArgs {
         models: vec!["models/v7.3-rc4/baseline.rmap".into()],
-        scope: Some(p.display().to_string()),
+        scope: ScopeOpts {
+            name: Some(p.display().to_string()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     assert!(e.contains("made no call") && e.contains("sys_exit"), "{e}");
@@ -191,7 +216,10 @@ fn an_unknown_entry_point_in_a_scope_is_an_error_at_its_line() {
     );
     let e = check_err(CheckArgs {
         models: vec!["models/v7.3-rc4/baseline.rmap".into()],
-        scope: Some(p.display().to_string()),
+        scope: ScopeOpts {
+            name: Some(p.display().to_string()),
+            ..Default::default()
+        },
         ..Default::default()
     });
     let at = format!(
@@ -218,7 +246,10 @@ fn scope_bounds_that_cannot_make_a_search_are_rejected() {
         let p = tmp("bounds.toml", text);
         let e = check_err(CheckArgs {
             models: vec!["models/v7.3-rc4/baseline.rmap".into()],
-            scope: Some(p.display().to_string()),
+            scope: ScopeOpts {
+                name: Some(p.display().to_string()),
+                ..Default::default()
+            },
             ..Default::default()
         });
         assert!(
@@ -232,7 +263,10 @@ fn scope_bounds_that_cannot_make_a_search_are_rejected() {
 fn html_is_the_c_searchs_format_not_the_models() {
     let e = check_err(CheckArgs {
         models: vec!["models/v7.3-rc4/baseline.rmap".into()],
-        max_depth: Some(1),
+        scope: ScopeOpts {
+            max_depth: Some(1),
+            ..Default::default()
+        },
         format: rmapcheck::cmd::check::TraceFormat::Html,
         ..Default::default()
     });

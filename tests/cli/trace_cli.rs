@@ -3,6 +3,7 @@
 //! hand-padded trace does not need, and `--format dot` draws the trees.
 
 use rmapcheck::check::Invariant;
+use rmapcheck::cmd::check::args::ScopeOpts;
 use rmapcheck::cmd::check::{check, CheckArgs, TraceFormat};
 use rmapcheck::cmd::replay::ReplayArgs;
 use rmapcheck::trace::Trace;
@@ -34,7 +35,10 @@ fn replay(
 fn args(format: TraceFormat, dir: Option<PathBuf>) -> CheckArgs {
     CheckArgs {
         models: vec![PathBuf::from(MUTANT)],
-        scope: Some("tiny".into()),
+        scope: ScopeOpts {
+            name: Some("tiny".into()),
+            ..Default::default()
+        },
         format,
         trace_dir: dir,
         ..Default::default()
@@ -127,7 +131,10 @@ fn trace_dir_saves_a_walker_counterexample() {
     let dir = tmp("walkers");
     let a = CheckArgs {
         models: vec![PathBuf::from("models/mutants/lock-dropped-between.rmap")],
-        scope: Some("walkers".into()),
+        scope: ScopeOpts {
+            name: Some("walkers".into()),
+            ..Default::default()
+        },
         trace_dir: Some(dir.to_path_buf()),
         ..Default::default()
     };

@@ -28,6 +28,9 @@ pub use super::args::CheckArgs;
 pub use crate::cmd::formats::TraceFormat;
 
 pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
+    let cluster = a
+        .cluster()
+        .map_err(|e| CmdError::line(format_args!("rmapcheck check: {e}")))?;
     let passes = match effective_scopes(a) {
         Ok(s) => s,
         Err(e) => {
@@ -72,6 +75,8 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
     let plan = passes.len() > 1;
     let mut run = Run {
         a,
+        simulate: a.simulation(),
+        cluster,
         deepen: crate::cover::deepen::Plan {
             accept,
             budget_s: a.deepen_budget,
@@ -131,6 +136,10 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
 /// The state of one `check` run: where output goes and what has been found.
 pub(super) struct Run<'a> {
     pub(super) a: &'a CheckArgs,
+    /// `--simulate`'s walks, if asked for.
+    simulate: Option<crate::explore::simulate::Simulation>,
+    /// The workers of the distributed search, if asked for.
+    cluster: Option<crate::explore::distributed::Cluster>,
     /// How a patch model's search goes to its changed lines.
     deepen: crate::cover::deepen::Plan,
     /// The scope of the pass running.
@@ -254,7 +263,7 @@ impl Run<'_> {
                 states as f64 / secs.max(1e-9)
             ))
         };
-        let (outcome, stats, line) = match (&self.a.simulate, &self.a.cluster) {
+        let (outcome, stats, line) = match (&self.simulate, &self.cluster) {
             (None, None) => {
                 let cover = match crate::explore::cover::PatchCover::of(&prog, m) {
                     Ok(c) => c,
@@ -331,7 +340,7 @@ impl Run<'_> {
             Outcome::Holds { .. } => true,
             // every walk ran to its end (no stop) without making a call
             Outcome::Incomplete { ref reason, .. } => {
-                self.a.simulate.is_some_and(|sim| *reason == sim.describe())
+                self.simulate.is_some_and(|sim| *reason == sim.describe())
             }
             _ => false,
         };
@@ -486,7 +495,7 @@ impl Run<'_> {
         outcome: &Outcome,
         budget: &Budget,
     ) -> std::io::Result<Option<crate::explore::consequence::Report>> {
-        if self.a.simulate.is_some() || self.a.cluster.is_some() {
+        if self.simulate.is_some() || self.cluster.is_some() {
             return Ok(None);
         }
         let rep = crate::explore::consequence::search(prog, name, &self.scope, outcome, budget);

@@ -3,7 +3,7 @@
 //! `--scenario execl --procs N`, the work of exec's splits on a library mapped by N processes.
 //! Exit status: 0 equivalent (or scenario measured), 1 a difference or violation, 2 bad input.
 
-use super::args::CheckArgs;
+use super::args::{CheckArgs, ScopeOpts};
 use super::scope::effective_scope;
 use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
@@ -11,12 +11,33 @@ use crate::explore::compare::{compare_within as run_compare, execl, Verdict, Wor
 use std::io::Write;
 use std::path::PathBuf;
 
+/// Options of `rmapcheck compare` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct CompareArgs {
     pub base: PathBuf,
     pub patch: PathBuf,
-    pub check: CheckArgs,
+    #[command(flatten)]
+    pub scope: ScopeOpts,
+    /// A measured scenario instead of the scope: `execl`.
+    #[arg(long)]
     pub scenario: Option<String>,
+    /// Processes mapping the library in the execl scenario.
+    #[arg(long, default_value_t = 64)]
     pub procs: u32,
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
+    pub progress: bool,
+}
+
+impl CompareArgs {
+    /// The `check` options whose scope the equivalence search runs at.
+    fn check(&self) -> CheckArgs {
+        CheckArgs {
+            scope: self.scope.clone(),
+            progress: self.progress,
+            ..Default::default()
+        }
+    }
 }
 
 fn pct(a: u64, b: u64) -> String {
@@ -110,7 +131,7 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             "unknown scenario {other:?} (known: execl)"
         ))),
         None => {
-            let scope = match effective_scope(&a.check) {
+            let scope = match effective_scope(&a.check()) {
                 Ok(s) => s,
                 Err(e) => {
                     return Err(CmdError::line(format_args!("rmapcheck compare: {e}")));
@@ -118,7 +139,7 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             };
             writeln!(out, "{}", scope.summary())?;
             let budget = scope.budget();
-            let bar = crate::cmd::progress::Bar::new(a.check.progress, "compare");
+            let bar = crate::cmd::progress::Bar::new(a.progress, "compare");
             // the patch model marked on its changed lines, and the model it includes on the
             // removed ones when it is the base compared with
             let cover = crate::explore::cover::PatchCover::of(&patch, &a.patch)

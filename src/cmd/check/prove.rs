@@ -27,14 +27,21 @@ pub(crate) fn root_of(proof: &Path) -> PathBuf {
     }
 }
 
-/// Options of `rmapcheck prove`.
-#[derive(Clone, Debug, Default)]
+/// Options of `rmapcheck prove` (each field's doc comment is its `--help` text; `--format`
+/// takes text, ktap, junit or markdown: json, dot and html are not certificate formats).
+#[derive(clap::Args, Clone, Debug, Default)]
 pub struct ProveArgs {
+    /// Proof files.
+    #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Also print the counterexample of obligations that expect one.
+    #[arg(long)]
     pub verbose: bool,
-    /// text, ktap, junit or markdown (json, dot and html are not certificate formats).
+    /// Certificates as text, or one test case per obligation as ktap, junit or markdown.
+    #[arg(long, value_enum, default_value = "text")]
     pub format: TraceFormat,
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
     pub progress: bool,
 }
 

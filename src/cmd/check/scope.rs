@@ -7,14 +7,15 @@ use crate::explore::scope::Scope;
 
 /// The scope after command-line overrides.
 pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
-    let mut s = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(|e| e.to_string())?;
-    if let Some(m) = a.mode {
+    let mut s =
+        Scope::load(a.scope.name.as_deref().unwrap_or("default")).map_err(|e| e.to_string())?;
+    if let Some(m) = a.scope.mode {
         s.mode = m;
-        if a.scope.is_none() {
+        if a.scope.name.is_none() {
             s.name = m.to_string();
         }
     }
-    if let Some(d) = a.max_depth {
+    if let Some(d) = a.scope.max_depth {
         s.max_depth = d;
     }
     if a.symmetry {
@@ -27,14 +28,14 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
         s.commute = true;
     }
     s.engine = a.engine;
-    if a.cluster.is_some() && s.commute {
+    if a.cluster.given() && s.commute {
         return Err("the distributed search does not use sleep sets: no --commute".into());
     }
-    if a.audit && (a.simulate.is_some() || a.cluster.is_some()) {
+    if a.audit && (a.simulation().is_some() || a.cluster.given()) {
         return Err("--audit audits the single-process exhaustive search".into());
     }
-    if let Some(sim) = &a.simulate {
-        if a.max_depth.is_some() {
+    if let Some(sim) = &a.simulation() {
+        if a.scope.max_depth.is_some() {
             return Err(
                 "--max-depth bounds the exhaustive search; the walks of --simulate take --depth"
                     .into(),
@@ -62,10 +63,10 @@ pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {
 /// each with `--max-depth`, the engine and `--audit` applied; else the one scope of
 /// [`effective_scope`].
 pub(crate) fn effective_scopes(a: &CheckArgs) -> Result<Vec<Scope>, String> {
-    let narrowed = a.scope.is_some()
-        || a.mode.is_some()
-        || a.simulate.is_some()
-        || a.cluster.is_some()
+    let narrowed = a.scope.name.is_some()
+        || a.scope.mode.is_some()
+        || a.simulation().is_some()
+        || a.cluster.given()
         || a.symmetry
         || a.file_symmetry
         || a.commute;
@@ -74,7 +75,7 @@ pub(crate) fn effective_scopes(a: &CheckArgs) -> Result<Vec<Scope>, String> {
     } else {
         let mut passes = crate::explore::plan::every_path();
         for s in &mut passes {
-            if let Some(d) = a.max_depth {
+            if let Some(d) = a.scope.max_depth {
                 crate::explore::plan::set_depth(s, d);
             }
             s.engine = a.engine;
@@ -100,8 +101,8 @@ fn default_reductions(a: &CheckArgs, s: &mut Scope) {
         || a.symmetry
         || a.file_symmetry
         || a.commute
-        || a.simulate.is_some()
-        || a.cluster.is_some()
+        || a.simulation().is_some()
+        || a.cluster.given()
         || s.reductions_set;
     if !settled {
         s.reduce_by_default();

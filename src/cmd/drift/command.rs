@@ -29,14 +29,22 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Options of `rmapcheck drift`.
-#[derive(Clone, Debug)]
+/// Options of `rmapcheck drift` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct DriftArgs {
+    /// The model (a file, or a directory holding one model).
+    #[arg(default_value = crate::models::BASELINE)]
     pub model: PathBuf,
+    /// The kernel source tree (its top directory).
+    #[arg(long)]
     pub kernel: PathBuf,
-    /// Print the token diff of every function that differs.
+    /// Print the token-level diff of every function that differs (always printed for a
+    /// function marked `transcribed`).
+    #[arg(long)]
     pub diff: bool,
-    /// The stand-ins table; none: `stand-ins.toml` beside the model, if there is one.
+    /// The table of the model's stand-ins for kernel helpers (default: `stand-ins.toml`
+    /// beside the model, if any).
+    #[arg(long)]
     pub stand_ins: Option<PathBuf>,
 }
 

@@ -1,7 +1,10 @@
 //! The options of `check --kernel` ([`CcheckArgs`]), apart from the command, so that one pass
-//! (`cpass`) and the run of every pass (`ccheck`) both name only this.
+//! (`cpass`) and the run of every pass (`ccheck`) both name only this. They are made from the
+//! command line's `check` options ([`CcheckArgs::of_check`]).
 
+use crate::cmd::check::CheckArgs;
 use crate::cmd::formats::TraceFormat;
+use crate::cmd::CmdError;
 use crate::explore::simulate::Simulation;
 use std::path::PathBuf;
 
@@ -29,4 +32,40 @@ pub struct CcheckArgs {
     pub simulate: Option<Simulation>,
     /// The breadth-first search on timely workers, threads or processes (`--workers`, ...).
     pub cluster: Option<crate::explore::distributed::Cluster>,
+}
+
+impl CcheckArgs {
+    /// The C search that `check` options with `--kernel` ask for; `None` without `--kernel`
+    /// (the model search). A cluster the flags cannot describe, or more than one model (one
+    /// model chooses the calls), is an error (exit 2).
+    pub fn of_check(a: &CheckArgs) -> Result<Option<CcheckArgs>, CmdError> {
+        let Some(kernel) = a.c_search.kernel.clone() else {
+            return Ok(None);
+        };
+        let cluster = a
+            .cluster()
+            .map_err(|e| CmdError::line(format_args!("rmapcheck check: {e}")))?;
+        if a.models.len() > 1 {
+            return Err(CmdError::line(format_args!(
+                "rmapcheck check --kernel: one model chooses the C search's calls; {} given",
+                a.models.len()
+            )));
+        }
+        Ok(Some(CcheckArgs {
+            model: (a.models.first().cloned()).unwrap_or_else(|| crate::models::BASELINE.into()),
+            kernel,
+            patches: a.c_search.patch.clone(),
+            mutants: a.c_search.c_mutant.clone(),
+            scope: a.scope.name.clone(),
+            mode: a.scope.mode,
+            max_depth: a.scope.max_depth,
+            format: a.format,
+            threads: a.c_search.jobs,
+            accept_unreached: a.accept_unreached.clone(),
+            deepen_budget: a.deepen_budget,
+            progress: a.progress,
+            simulate: a.simulation(),
+            cluster,
+        }))
+    }
 }

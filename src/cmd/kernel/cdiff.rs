@@ -16,28 +16,62 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Options of `rmapcheck cdiff`.
-#[derive(Clone, Debug)]
+/// Options of `rmapcheck cdiff` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct CdiffArgs {
+    /// The model (default: the baseline).
+    #[arg(default_value = crate::models::BASELINE)]
     pub model: PathBuf,
+    /// A kernel source tree of the v7.3 era (scripts/fetch-kernel.sh fetches one).
+    #[arg(long)]
     pub kernel: PathBuf,
-    /// Diffs applied to a copy of the tree first (`--patch`, as `check --kernel` takes them).
-    pub patches: Vec<PathBuf>,
+    /// A built-in scope or a scope TOML file (default: default).
+    #[arg(long)]
     pub scope: Option<String>,
+    /// Longest sequence (every sequence up to it, or the length of sampled ones).
+    #[arg(long)]
     pub max_depth: Option<u32>,
+    /// Run this many distinct random sequences of --max-depth calls instead of all.
+    #[arg(long)]
     pub sample: Option<usize>,
+    /// Run this many random walks of --length calls instead of all sequences.
+    #[arg(long)]
     pub walks: Option<usize>,
+    // the calls of each of --walks' walks
+    #[arg(long, default_value_t = 8)]
     pub length: u32,
+    /// Seed of --sample and --walks.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// One named sequence instead (calls separated by `;`).
+    /// Run only this sequence: model calls separated by `;`.
+    #[arg(long)]
     pub sequence: Option<String>,
+    /// Mismatches printed in full.
+    #[arg(long, default_value_t = 3)]
     pub show: usize,
+    /// Exit 0 when the only mismatches are known findings (still reported).
+    #[arg(long)]
     pub tolerate_known: bool,
-    pub progress: bool,
-    /// Test hook (see [`Options::corrupt`]).
-    pub corrupt: Option<String>,
-    /// Only build the harness and say where it is.
+    /// Only build the harness (or find it cached) and print where it is.
+    #[arg(long)]
     pub build_only: bool,
+    /// Apply this unified diff (-p1) to a copy of the tree first, as `check --kernel
+    /// --patch` does (repeatable, in order); compare a patch model with the patched C.
+    #[arg(id = "patch", long = "patch", value_name = "PATCH")]
+    pub patches: Vec<PathBuf>,
+    /// Test hook: corrupt the C world after every call (`file N` or `anon N`: the root
+    /// node's rb_subtree_last of that tree gains 1), to show that cdiff sees it.
+    // (see [`Options::corrupt`])
+    #[arg(
+        id = "corrupt_c",
+        long = "corrupt-c",
+        value_name = "CORRUPT_C",
+        hide = true
+    )]
+    pub corrupt: Option<String>,
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
+    pub progress: bool,
 }
 
 fn bad(e: impl std::fmt::Display) -> CmdError {

@@ -13,12 +13,23 @@ use crate::cmd::{CmdError, CmdResult, Exit};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// What `creplay` runs.
+/// What `creplay` runs (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct Args {
+    /// The calls file.
     pub calls: PathBuf,
+    /// The kernel source tree (only read).
+    #[arg(long)]
     pub kernel: PathBuf,
+    /// Apply this unified diff (-p1) to a copy of the tree first (repeatable, in order).
+    #[arg(id = "patch", long = "patch", value_name = "PATCH")]
     pub patches: Vec<PathBuf>,
+    /// Inject this C mutant (an edit spec, or a directory of them) after the patches.
+    #[arg(id = "c_mutant", long = "c-mutant", value_name = "C_MUTANT")]
     pub mutants: Vec<PathBuf>,
+    /// The model whose worlds the calls are checked in and compared with (default: the
+    /// baseline).
+    #[arg(long, default_value = crate::models::BASELINE)]
     pub model: PathBuf,
 }
 

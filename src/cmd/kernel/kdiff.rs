@@ -13,21 +13,38 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// Options of `rmapcheck kdiff`.
-#[derive(Clone, Debug)]
+/// Options of `rmapcheck kdiff` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct KdiffArgs {
+    /// The model (default: the baseline).
+    #[arg(default_value = crate::models::BASELINE)]
     pub model: PathBuf,
+    /// A built-in scope or a scope TOML file (default: default).
+    #[arg(long)]
     pub scope: Option<String>,
+    /// Longest sequence (every sequence up to it, or the length of sampled ones).
+    #[arg(long)]
     pub max_depth: Option<u32>,
+    /// Run this many distinct random sequences of --max-depth calls instead of all.
+    #[arg(long)]
     pub sample: Option<usize>,
+    /// Run this many random walks of --length calls instead of all sequences.
+    #[arg(long)]
     pub walks: Option<usize>,
+    // the calls of each of --walks' walks
+    #[arg(long, default_value_t = 8)]
     pub length: u32,
+    /// Seed of --sample and --walks.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Mismatching sequences printed in full.
+    /// Mismatches printed in full.
+    #[arg(long, default_value_t = 3)]
     pub show: usize,
-    /// Do not fail on mismatches a known model finding explains (they are still reported).
+    /// Exit 0 when the only mismatches are known model findings (still reported).
+    #[arg(long)]
     pub tolerate_known: bool,
-    /// Show progress (a spinner on a terminal).
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
     pub progress: bool,
 }
 

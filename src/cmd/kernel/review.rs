@@ -19,17 +19,31 @@ use crate::trace::production;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// Options of `review`.
-#[derive(Clone, Debug)]
+/// Options of `review` (each field's doc comment is its `--help` text).
+#[derive(clap::Args, Clone, Debug)]
 pub struct ReviewArgs {
+    /// The series: an mbox, a directory of *.patch files, or one unified diff.
     pub series: PathBuf,
+    /// The kernel source tree (only read; scripts/fetch-kernel.sh fetches one).
+    #[arg(long)]
     pub kernel: PathBuf,
-    /// Where the replies go (an mbox); standard output when None.
+    /// Write the replies to this mbox (default: standard output).
+    #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// The model that chooses the calls offered and is compared at a failure.
+    #[arg(long, default_value = crate::models::BASELINE)]
     pub model: PathBuf,
+    /// A built-in scope or a scope TOML file (default: default).
+    #[arg(long)]
     pub scope: Option<String>,
+    /// Longest call sequence to search after each patch.
+    #[arg(long)]
     pub max_depth: Option<u32>,
+    /// Search threads, one harness process each (default: every core, at most 8).
+    #[arg(id = "jobs", long = "jobs", value_name = "JOBS")]
     pub threads: Option<usize>,
+    /// Do not show progress.
+    #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
     pub progress: bool,
 }
 
