@@ -253,3 +253,25 @@ impl std::fmt::Display for Progress {
 
 /// The reporter of a search's [`Progress`], called about once a second.
 pub type OnProgress<'a> = &'a mut dyn FnMut(&Progress);
+
+#[cfg(test)]
+mod tests {
+    use super::Progress;
+
+    #[test]
+    fn a_progress_line_names_each_figure() {
+        let p = Progress {
+            states: 1200,
+            depth: 3,
+            frontier: 40,
+            seconds: 2.0,
+        };
+        assert_eq!(p.states_per_second(), 600.0);
+        assert_eq!(
+            p.to_string(),
+            "1200 states, depth 3, frontier 40, 600 states/s, 2s"
+        );
+        // no division by zero at the first report
+        assert!(Progress::default().states_per_second() == 0.0);
+    }
+}
