@@ -23,8 +23,7 @@ fn compare(prog: &Program, binary: &Path, depth: u32) -> (f64, usize) {
     let mut scope = Scope::load("default").expect("default scope");
     scope.max_depth = depth;
     let threads = ccheck::default_threads();
-    let c = ccheck::search(prog, &scope, binary, None, threads, &mut |_, _, _, _| {})
-        .expect("the C search");
+    let c = ccheck::search(prog, &scope, binary, None, threads, &mut |_| {}).expect("the C search");
     let cs = &c.stats;
     let (line, _, _) = ccheck::report::verdict_line(&c, depth);
     println!(
@@ -37,7 +36,7 @@ fn compare(prog: &Program, binary: &Path, depth: u32) -> (f64, usize) {
         c.c_calls as f64 / cs.seconds,
         line.split(';').next().unwrap_or("")
     );
-    let (_, m) = search(prog, "baseline", &scope, &mut |_, _, _, _| {});
+    let (_, m) = search(prog, "baseline", &scope, &mut |_| {});
     println!(
         "depth {depth}, model: {} states, {} calls, {:.1}s, {:.0} calls/s",
         m.states,

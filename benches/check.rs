@@ -95,7 +95,7 @@ fn engines(prog: &Program) {
     for engine in [Engine::Reference, Engine::Compiled] {
         let mut s = scope.clone();
         s.engine = engine;
-        let (_, st) = search(prog, "baseline", &s, &mut |_, _, _, _| {});
+        let (_, st) = search(prog, "baseline", &s, &mut |_| {});
         let cps = st.transitions as f64 / st.seconds;
         println!(
             "engine, whole default search: {engine:?}: {} states, {} calls, {:.2}s, {cps:.0} calls/s",
@@ -130,7 +130,7 @@ fn main() {
                 _ => unreachable!("a run names only these"),
             }
         }
-        let (_, st) = search(&prog, "baseline", &scope, &mut |_, _, _, _| {});
+        let (_, st) = search(&prog, "baseline", &scope, &mut |_| {});
         println!(
             "{name:>32}: {} states, {} calls, {:.2}s, {:.0} states/s, {:.0} calls/s, {} B/state",
             st.states,

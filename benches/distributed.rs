@@ -23,7 +23,7 @@ fn main() {
     let prog = load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline");
     let scope = Scope::builtin("default").expect("scope");
     let c0 = cpu_seconds();
-    let (_, st) = search(&prog, "baseline", &scope, &mut |_, _, _, _| {});
+    let (_, st) = search(&prog, "baseline", &scope, &mut |_| {});
     println!(
         "single-process: {} states, {:.2}s, {:.0} states/s, {:.2} CPU s",
         st.states,

@@ -49,7 +49,7 @@ fn rmapcheck_run(prog: &rmapcheck::lang::Program, scope: &Scope, threads: usize)
         batch: 256,
     };
     let t0 = Instant::now();
-    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_| {});
     Run {
         states: stats.states,
         seconds: t0.elapsed().as_secs_f64(),

@@ -135,7 +135,7 @@ pub fn search(
             max_seconds: bound.seconds,
             ..scope.clone()
         };
-        let r = match super::search(prog, &s, binary, baseline, threads, &mut |_, _, _, _| {}) {
+        let r = match super::search(prog, &s, binary, baseline, threads, &mut |_| {}) {
             Err(e) => CResult::Incomplete(e),
             Ok(o) => match o.verdict {
                 Verdict::Holds { .. } => CResult::NotReached,

@@ -8,7 +8,7 @@
 use super::coverage::{self, Changes, Hits};
 use super::{Outcome, Run};
 use crate::charness::build;
-use crate::checker::Verdict;
+use crate::checker::{OnProgress, Verdict};
 use crate::cover::deepen::{self as shared, Ended};
 pub use crate::cover::deepen::{verdict_line, Deepened, Plan};
 use crate::explore::scope::Scope;
@@ -20,7 +20,7 @@ fn covered_run(
     prog: &Program,
     scope: &Scope,
     run: &Run<'_>,
-    progress: &mut dyn FnMut(usize, u32, usize, f64),
+    progress: OnProgress<'_>,
 ) -> Result<(Outcome, Hits), String> {
     let prefix = tempfile::Builder::new()
         .prefix(".gcov.")
@@ -46,7 +46,7 @@ pub fn search(
     run: &Run<'_>,
     changes: &Changes,
     plan: &Plan,
-    progress: &mut dyn FnMut(usize, u32, usize, f64),
+    progress: OnProgress<'_>,
 ) -> Result<(Outcome, Deepened), String> {
     let mut before_binary: Option<std::path::PathBuf> = None;
     shared::search(scope.max_depth, plan, |depth, left| {
@@ -76,7 +76,7 @@ pub fn search(
                 env: Vec::new(),
                 ..*run
             };
-            Some(covered_run(prog, &s, &before, &mut |_, _, _, _| {})?)
+            Some(covered_run(prog, &s, &before, &mut |_| {})?)
         } else {
             None
         };

@@ -33,7 +33,7 @@ use crate::charness::build::{self, Built};
 use crate::checker::budget::Budget;
 use crate::checker::shrink;
 use crate::checker::walk::{self, Walked, Walks};
-use crate::checker::{self, Config, Start, Stats, Verdict};
+use crate::checker::{self, Config, OnProgress, Start, Stats, Verdict};
 use crate::explore::distributed::{self, Cluster, Factory};
 use crate::explore::scope::Scope;
 use crate::explore::search::CallSystem;
@@ -183,7 +183,7 @@ pub fn search(
     binary: &Path,
     baseline: Option<&Path>,
     threads: usize,
-    progress: &mut dyn FnMut(usize, u32, usize, f64),
+    progress: OnProgress<'_>,
 ) -> Result<Outcome, String> {
     search_env(prog, scope, binary, baseline, threads, Vec::new(), progress)
 }
@@ -196,7 +196,7 @@ pub fn search_env(
     baseline: Option<&Path>,
     threads: usize,
     env: Vec<(String, String)>,
-    progress: &mut dyn FnMut(usize, u32, usize, f64),
+    progress: OnProgress<'_>,
 ) -> Result<Outcome, String> {
     let run = Run {
         binary,
@@ -286,7 +286,7 @@ impl Run<'_> {
         &self,
         prog: &Program,
         scope: &Scope,
-        progress: &mut dyn FnMut(usize, u32, usize, f64),
+        progress: OnProgress<'_>,
     ) -> Result<Outcome, String> {
         let budget = scope.budget();
         let model = CallSystem::new(prog, scope, budget.clone());

@@ -11,7 +11,7 @@ use crate::charness::{initial_world, Died, Harness};
 use crate::explore::op::{apply, CheckOpts};
 use crate::explore::scope::Scope;
 use crate::lang::Program;
-use crate::oracle::sequences::{generate_with, Drive, Gen, GenStats, Seq};
+use crate::oracle::sequences::{generate_with, Drive, Gen, GenStats, OnReplay, Replayed, Seq};
 use crate::world::scenario::Call;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -114,7 +114,7 @@ pub fn cdiff(
     scope: &Scope,
     binary: &Path,
     opts: &Options,
-    progress: &mut dyn FnMut(usize, usize, f64),
+    progress: OnReplay<'_>,
 ) -> Result<Report, String> {
     let t0 = Instant::now();
     let mut last = Instant::now();
@@ -134,7 +134,11 @@ pub fn cdiff(
             return ControlFlow::Break(());
         }
         if last.elapsed().as_secs_f64() >= 1.0 {
-            progress(rep.sequences, rep.calls, t0.elapsed().as_secs_f64());
+            progress(&Replayed {
+                sequences: rep.sequences,
+                calls: rep.calls,
+                seconds: t0.elapsed().as_secs_f64(),
+            });
             last = Instant::now();
         }
         rep.sequences += 1;

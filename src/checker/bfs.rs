@@ -6,7 +6,9 @@
 //! one-thread search checks them. The states at the depth bound are counted, never kept.
 
 use super::frontier::{Frontier, Links, NewLinks, Replayer, Seen, ROOT};
-use super::{Config, Progress, Start, Stats, TransitionSystem, Verdict};
+use super::{
+    Config, FrontierTuning, OnProgress, Progress, Start, Stats, TransitionSystem, Verdict,
+};
 use crate::checker::budget::{self, Budget};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -33,7 +35,7 @@ type DoneOf<T> = Done<
 type VerdictOf<T> = Verdict<<T as TransitionSystem>::Action, <T as TransitionSystem>::Failure>;
 
 /// One depth to expand: what the workers share.
-struct Level<'a, T: TransitionSystem> {
+struct Level<'a, T: FrontierTuning> {
     sys: &'a T,
     links: &'a Links<T::Action>,
     /// The initial state, for a compact frontier's replays.
@@ -45,7 +47,7 @@ struct Level<'a, T: TransitionSystem> {
     keep: bool,
 }
 
-impl<'a, T: TransitionSystem> Level<'a, T> {
+impl<'a, T: FrontierTuning> Level<'a, T> {
     fn replayer(&self) -> Option<Replayer<'a, T>> {
         self.root.map(|r| Replayer::new(self.sys, self.links, r))
     }
@@ -95,14 +97,14 @@ fn stopped<A, S, F>(reason: String) -> Done<A, S, F> {
 }
 
 /// The merging side of a search: the seen-set, what the current depth adds, the figures.
-struct Search<'a, T: TransitionSystem> {
+struct Search<'a, T: FrontierTuning> {
     cfg: &'a Config,
     budget: &'a Budget,
-    progress: Progress<'a>,
+    progress: OnProgress<'a>,
     seen: Seen,
     new: NewLinks<T::Action>,
     next: Frontier<T::State>,
-    /// With [`TransitionSystem::MERGES`]: where each state first reached at the next level
+    /// With [`FrontierTuning::MERGES`]: where each state first reached at the next level
     /// sits in `next`, so that a later arrival is merged into it.
     at_next: nohash_hasher::IntMap<u64, usize>,
     stats: Stats,
@@ -112,7 +114,7 @@ struct Search<'a, T: TransitionSystem> {
     last_report: Instant,
 }
 
-impl<T: TransitionSystem> Search<'_, T> {
+impl<T: FrontierTuning> Search<'_, T> {
     /// Merge the expansion of the `k`-th state of `level`'s frontier; the verdict if the
     /// search ends there.
     fn merge(&mut self, level: &Level<'_, T>, k: usize, done: DoneOf<T>) -> Option<VerdictOf<T>> {
@@ -160,7 +162,7 @@ impl<T: TransitionSystem> Search<'_, T> {
     }
 
     /// The memory bound, if merging `incoming` states may make the seen-set (or, with
-    /// [`TransitionSystem::MERGES`], the next level's index) double: a table's growth
+    /// [`FrontierTuning::MERGES`], the next level's index) double: a table's growth
     /// allocates the new table while the old one is still there, a jump of twice its size that
     /// a poll after it would see too late. `None` while the tables have room.
     fn before_growth(&self, incoming: usize) -> Option<String> {
@@ -198,9 +200,12 @@ impl<T: TransitionSystem> Search<'_, T> {
             return None;
         }
         if self.last_report.elapsed().as_secs_f64() >= 1.0 {
-            let secs = self.t0.elapsed().as_secs_f64();
-            let frontier = len - merged + self.next.len();
-            (self.progress)(self.seen.len(), depth + 1, frontier, secs);
+            (self.progress)(&Progress {
+                states: self.seen.len(),
+                depth: depth + 1,
+                frontier: len - merged + self.next.len(),
+                seconds: self.t0.elapsed().as_secs_f64(),
+            });
             self.last_report = Instant::now();
         }
         let reason = if self.seen.len() > self.cfg.max_states {
@@ -323,11 +328,11 @@ impl<T: TransitionSystem> Search<'_, T> {
 }
 
 /// Explore `sys` breadth-first within `cfg` and `budget`.
-pub fn bfs<T: TransitionSystem>(
+pub fn bfs<T: FrontierTuning>(
     sys: &T,
     cfg: &Config,
     budget: &Budget,
-    progress: Progress<'_>,
+    progress: OnProgress<'_>,
 ) -> (Verdict<T::Action, T::Failure>, Stats) {
     let t0 = Instant::now();
     let mut stats = Stats::default();

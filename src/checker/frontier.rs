@@ -1,11 +1,11 @@
 //! What the breadth-first search keeps between depths: parent links (8 bytes a state, the
 //! actions numbered once each), the seen-set of fingerprints, and the frontier, the states of
 //! one depth still to expand. For a system that rebuilds a successor from its parent
-//! ([`TransitionSystem::successor`]) the frontier is compact: a node and a fingerprint per
+//! ([`FrontierTuning::successor`]) the frontier is compact: a node and a fingerprint per
 //! state, the state itself rebuilt by a [`Replayer`] from the initial state along its parent
 //! links when a worker expands it. Otherwise the frontier holds whole states.
 
-use super::TransitionSystem;
+use super::FrontierTuning;
 use std::collections::HashMap;
 use std::hash::Hash;
 
@@ -167,8 +167,8 @@ impl<S> Frontier<S> {
 
 /// Rebuilds the states of a compact frontier by replaying their paths from the initial state,
 /// keeping the states along the last path rebuilt: the frontier lists siblings together and
-/// parents in order, so a state usually costs one [`TransitionSystem::successor`].
-pub(super) struct Replayer<'a, T: TransitionSystem> {
+/// parents in order, so a state usually costs one [`FrontierTuning::successor`].
+pub(super) struct Replayer<'a, T: FrontierTuning> {
     sys: &'a T,
     links: &'a Links<T::Action>,
     root: &'a T::State,
@@ -178,7 +178,7 @@ pub(super) struct Replayer<'a, T: TransitionSystem> {
     chain: Vec<u32>,
 }
 
-impl<'a, T: TransitionSystem> Replayer<'a, T> {
+impl<'a, T: FrontierTuning> Replayer<'a, T> {
     pub(super) fn new(sys: &'a T, links: &'a Links<T::Action>, root: &'a T::State) -> Self {
         Replayer {
             sys,

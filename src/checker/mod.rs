@@ -1,10 +1,14 @@
 //! One checker core for every search: a [`TransitionSystem`] (in the spirit of stateright's
 //! `Model`: an initial state, the successors of a state under each enabled action with the
-//! step's verdict, a fingerprint) and one breadth-first search over it ([`bfs`]) with the
-//! seen-set (fingerprints only), the frontier ([`frontier`]: whole states, or for a system
-//! that can rebuild a successor from its parent, a node and a fingerprint per state), the
-//! depth, state, time, memory and stop-request bounds, the statistics and the path rebuilding
-//! from parent links.
+//! step's verdict, a fingerprint; nothing else) and one breadth-first search over it ([`bfs`])
+//! with the seen-set (fingerprints only), the frontier ([`frontier`]: whole states, or for a
+//! system that can rebuild a successor from its parent, a node and a fingerprint per state),
+//! the depth, state, time, memory and stop-request bounds, the statistics and the path
+//! rebuilding from parent links. How the search keeps a system's states (the compact frontier,
+//! recycling, merging, the memory figure) is the system's [`FrontierTuning`], an extension
+//! with defaults that only [`bfs`] reads; the random walks ([`walk`]) and the distributed
+//! search need the small trait alone. A search reports its [`Progress`] through one reporter,
+//! [`OnProgress`].
 //!
 //! Three systems use it: call sequences (`explore::search`), interleavings of a writer and
 //! walkers (`explore::interleave`) and the base x patch product of `compare`. Because the search
@@ -50,13 +54,19 @@ pub trait TransitionSystem: Sync {
         depth: u32,
         budget: &Budget,
     ) -> Expansion<Self::Action, Self::State, Self::Failure>;
+}
 
+/// How the breadth-first search ([`bfs`]) keeps a system's states: its frontier and its memory.
+/// Every item has a default (whole states in the frontier, nothing recycled or merged, the
+/// memory figure read), so a system that needs none of it writes `impl FrontierTuning for X {}`.
+/// The random walks ([`walk`]) and the distributed search need only [`TransitionSystem`].
+pub trait FrontierTuning: TransitionSystem {
     /// Heap bytes an action holds (for the bytes-per-state figure).
     fn action_bytes(&self, _a: &Self::Action) -> usize {
         0
     }
 
-    /// Whether [`TransitionSystem::successor`] rebuilds states: the search then keeps only a
+    /// Whether [`FrontierTuning::successor`] rebuilds states: the search then keeps only a
     /// parent link and a fingerprint per frontier state, not the state (a compact frontier),
     /// and rebuilds each state from the initial one along its path when it expands it.
     fn rebuilds(&self) -> bool {
@@ -65,7 +75,7 @@ pub trait TransitionSystem: Sync {
 
     /// The successor of `s` under `a`: the very state [`TransitionSystem::expand`] listed for
     /// that action (the search checks its fingerprint), without the step's checks. `None`
-    /// when the system does not rebuild states ([`TransitionSystem::rebuilds`] is false).
+    /// when the system does not rebuild states ([`FrontierTuning::rebuilds`] is false).
     fn successor(&self, _s: &Self::State, _a: &Self::Action) -> Option<Self::State> {
         None
     }
@@ -80,16 +90,16 @@ pub trait TransitionSystem: Sync {
     /// figures nobody reports, spares itself the read.
     const MEMORY_FIGURE: bool = true;
 
-    /// Whether [`TransitionSystem::merge`] must see every further arrival at a state of the
+    /// Whether [`FrontierTuning::merge`] must see every further arrival at a state of the
     /// next level (a reduction that keeps data beside its states, such as a sleep set): the
     /// search then keeps the next level's fingerprints in a map of their own. Such a system
-    /// must keep whole states ([`TransitionSystem::rebuilds`] false): a compact frontier has no
+    /// must keep whole states ([`FrontierTuning::rebuilds`] false): a compact frontier has no
     /// state to merge into.
     const MERGES: bool = false;
 
     /// A state of the next level, not yet expanded, is reached again (same fingerprint) by
     /// another step of the level being expanded: `again` is that step's successor. Called only
-    /// when [`TransitionSystem::MERGES`] is set.
+    /// when [`FrontierTuning::MERGES`] is set.
     fn merge(&self, _kept: &mut Self::State, _again: Self::State) {}
 }
 
@@ -208,5 +218,60 @@ impl Stats {
     }
 }
 
-/// Progress callback: (states, depth, frontier, seconds), about once a second.
-pub type Progress<'a> = &'a mut dyn FnMut(usize, u32, usize, f64);
+/// Live figures of a breadth-first search, handed to its reporter ([`OnProgress`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Distinct states seen.
+    pub states: usize,
+    /// The depth being reached (the one the level being expanded adds).
+    pub depth: u32,
+    /// States reached and not yet expanded.
+    pub frontier: usize,
+    pub seconds: f64,
+}
+
+impl Progress {
+    pub fn states_per_second(&self) -> f64 {
+        self.states as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// `N states, depth D, frontier F, R states/s, Ts`: the line a progress display shows.
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} states, depth {}, frontier {}, {:.0} states/s, {:.0}s",
+            self.states,
+            self.depth,
+            self.frontier,
+            self.states_per_second(),
+            self.seconds
+        )
+    }
+}
+
+/// The reporter of a search's [`Progress`], called about once a second.
+pub type OnProgress<'a> = &'a mut dyn FnMut(&Progress);
+
+#[cfg(test)]
+mod tests {
+    use super::Progress;
+
+    #[test]
+    fn a_progress_line_names_each_figure() {
+        let p = Progress {
+            states: 1200,
+            depth: 3,
+            frontier: 40,
+            seconds: 2.0,
+        };
+        assert_eq!(p.states_per_second(), 600.0);
+        assert_eq!(
+            p.to_string(),
+            "1200 states, depth 3, frontier 40, 600 states/s, 2s"
+        );
+        // no division by zero at the first report
+        assert!(Progress::default().states_per_second() == 0.0);
+    }
+}

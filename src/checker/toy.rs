@@ -5,7 +5,7 @@
 use super::budget::Budget;
 use super::shrink::shrink;
 use super::walk::{walk, Step, Walk, Walked, Walks};
-use super::{bfs, Config, Expansion, Start, TransitionSystem, Verdict};
+use super::{bfs, Config, Expansion, FrontierTuning, Start, TransitionSystem, Verdict};
 
 struct Counter {
     bad: u32,
@@ -42,6 +42,9 @@ impl TransitionSystem for Counter {
     }
 }
 
+/// Whole states in the frontier, as by default.
+impl FrontierTuning for Counter {}
+
 impl Walk for Counter {
     fn actions(&self, s: &u32) -> Vec<u32> {
         if *s >= self.top {
@@ -76,7 +79,7 @@ fn cfg(depth: u32) -> Config {
 #[test]
 fn the_search_finds_a_shortest_path_to_the_bad_state() {
     let sys = Counter { bad: 7, top: 100 };
-    let (v, _) = bfs(&sys, &cfg(5), &Budget::unlimited(), &mut |_, _, _, _| {});
+    let (v, _) = bfs(&sys, &cfg(5), &Budget::unlimited(), &mut |_| {});
     match v {
         Verdict::Failed { path, failure } => {
             assert_eq!(failure, 7);
@@ -85,7 +88,7 @@ fn the_search_finds_a_shortest_path_to_the_bad_state() {
         }
         other => panic!("{other:?}"),
     }
-    let (v, _) = bfs(&sys, &cfg(2), &Budget::unlimited(), &mut |_, _, _, _| {});
+    let (v, _) = bfs(&sys, &cfg(2), &Budget::unlimited(), &mut |_| {});
     assert!(matches!(v, Verdict::Holds { exhausted: false }), "{v:?}");
 }
 

@@ -43,6 +43,11 @@ pub trait Walk: TransitionSystem {
     fn simpler(&self, _a: &Self::Action) -> Vec<Self::Action> {
         Vec::new()
     }
+
+    /// A state the walk has left behind: the system may keep it to overwrite rather than
+    /// allocate a later state (as [`super::FrontierTuning::recycle`] does for the
+    /// breadth-first search). Dropped by default.
+    fn recycle(&self, _s: Self::State) {}
 }
 
 /// What one step of a walk found.

@@ -1,7 +1,9 @@
 //! Progress display for runs that can take more than a second: an indicatif spinner on standard
 //! error, updated by the searches' progress callbacks, shown only when standard error is a
-//! terminal (and not `--quiet`), so logs and pipes stay clean.
+//! terminal (and not `--quiet`), so logs and pipes stay clean. A breadth-first search (of a
+//! model or of the C) reports its [`Progress`] through [`Bar::search`], one line for all.
 
+use crate::checker::Progress;
 use std::io::IsTerminal;
 
 /// A spinner line, or nothing.
@@ -25,6 +27,13 @@ impl Bar {
     pub fn report(&self, line: &str) {
         if let Some(b) = &self.bar {
             b.set_message(line.to_string());
+        }
+    }
+
+    /// Show a breadth-first search's figures, labelled `label`.
+    pub fn search(&self, label: &str, p: &Progress) {
+        if self.bar.is_some() {
+            self.report(&format!("{label}: {p}"));
         }
     }
 

@@ -7,7 +7,7 @@ use super::interleave::ITrace;
 use super::scope::Scope;
 use crate::check;
 use crate::checker::budget::Budget;
-use crate::checker::TransitionSystem;
+use crate::checker::{FrontierTuning, TransitionSystem};
 use crate::lang::Program;
 use crate::world::scenario::Call;
 use crate::world::World;
@@ -38,7 +38,9 @@ pub enum CallStep {
 }
 
 /// A search over call sequences, one call at a time.
-pub trait CallSteps: TransitionSystem<State = World, Action = Call, Failure = CallFailure> {
+pub trait CallSteps:
+    TransitionSystem<State = World, Action = Call, Failure = CallFailure> + FrontierTuning
+{
     fn program(&self) -> &Program;
     fn scope(&self) -> &Scope;
     /// Whether `w` is over the scope's VMA bound: it is not expanded (the search is bounded).

@@ -35,7 +35,7 @@
 //! call run before `c` on another mm always does; a state with one live mm therefore passes
 //! nothing on, and no key is computed there unless its own sleep set is not empty). A state
 //! reached again at the level it was first reached at keeps the intersection of the sets
-//! (`TransitionSystem::merge`); a state reached again at a deeper level is not expanded again,
+//! (`FrontierTuning::merge`); a state reached again at a deeper level is not expanded again,
 //! as without the reduction. A call that changes the number of mms or of unreferenced objects
 //! passes nothing on and is passed on by no later call.
 //!
@@ -72,7 +72,7 @@
 use super::alphabet;
 use super::call_step::{fingerprint, CallFailure, CallStep, CallSteps};
 use crate::checker::budget::Budget;
-use crate::checker::{Expansion, Start, TransitionSystem};
+use crate::checker::{Expansion, FrontierTuning, Start, TransitionSystem};
 use crate::entry::{Arg, EntryPoint};
 use crate::exec::host::{ObjKind, Value};
 use crate::world::reach::Components;
@@ -162,8 +162,6 @@ impl<S: CallSteps> TransitionSystem for CommuteSystem<S> {
     type Action = Call;
     type Failure = CallFailure;
 
-    const MERGES: bool = true;
-
     fn initial(&self) -> Result<Sleeping, Start<CallFailure>> {
         let world = self.calls.initial()?;
         Ok(Sleeping {
@@ -184,6 +182,11 @@ impl<S: CallSteps> TransitionSystem for CommuteSystem<S> {
     ) -> Expansion<Call, Sleeping, CallFailure> {
         expand(&self.calls, s, depth)
     }
+}
+
+/// Whole states (a sleep set is kept beside its world), merged at each further arrival.
+impl<S: CallSteps> FrontierTuning for CommuteSystem<S> {
+    const MERGES: bool = true;
 
     fn action_bytes(&self, c: &Call) -> usize {
         self.calls.action_bytes(c)

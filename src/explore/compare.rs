@@ -17,7 +17,9 @@ use super::search::fingerprint;
 use crate::check::membership::vma_live;
 use crate::check::Invariant;
 use crate::checker::budget::Budget;
-use crate::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict as Ended};
+use crate::checker::{
+    self, Config, Expansion, FrontierTuning, OnProgress, Start, TransitionSystem, Verdict as Ended,
+};
 use crate::lang::Program;
 use crate::tree::{interval, TreeObs, TreeStats};
 use crate::world::scenario::Call;
@@ -219,11 +221,8 @@ fn describe_difference(a: &Observation, b: &Observation) -> String {
 /// Compare `base` and `patch` over every call sequence of `scope`, within the scope's bounds.
 pub fn compare(base: &Program, patch: &Program, scope: &Scope) -> Report {
     let budget = scope.budget();
-    compare_within(base, patch, scope, &budget, &mut |_, _, _| {})
+    compare_within(base, patch, scope, &budget, &mut |_| {})
 }
-
-/// Progress callback of [`compare_within`]: (state pairs, depth, seconds).
-pub(crate) type CompareProgress<'a> = &'a mut dyn FnMut(usize, u32, f64);
 
 /// The base x patch product as a [`TransitionSystem`]: a state is the pair of canonical
 /// worlds, an action a call both make; a step fails when either model violates an invariant or
@@ -317,6 +316,9 @@ impl TransitionSystem for Product<'_> {
     }
 }
 
+/// Whole states in the frontier, as by default.
+impl FrontierTuning for Product<'_> {}
+
 /// [`compare`] within `budget` (polled at every call pair), reporting progress about once a
 /// second. One thread, one state at a time: the work table sums exactly the calls made up to
 /// the first difference, the same on every run.
@@ -325,7 +327,7 @@ pub(crate) fn compare_within(
     patch: &Program,
     scope: &Scope,
     budget: &Budget,
-    progress: CompareProgress<'_>,
+    progress: OnProgress<'_>,
 ) -> Report {
     let sys = Product {
         base,
@@ -345,9 +347,7 @@ pub(crate) fn compare_within(
         threads: 1,
         batch: 1,
     };
-    let (verdict, st) = checker::bfs(&sys, &cfg, budget, &mut |states, depth, _, secs| {
-        progress(states, depth, secs)
-    });
+    let (verdict, st) = checker::bfs(&sys, &cfg, budget, progress);
     let verdict = match verdict {
         Ended::Holds { .. } => Verdict::Equivalent {
             states: st.states,

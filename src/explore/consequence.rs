@@ -190,7 +190,7 @@ pub fn search(
             ..scope.clone()
         };
         let budget = s.budget();
-        let (o, st) = search_within(prog, model_name, &s, &budget, &mut |_, _, _, _| {});
+        let (o, st) = search_within(prog, model_name, &s, &budget, &mut |_| {});
         let found_here = class_of(&o).map(|k| k == class);
         let r = match o {
             Outcome::Holds { .. } => ClassResult::NotReached(st),

@@ -16,7 +16,7 @@
 //! deepening loop's ([`crate::cover::deepen`]).
 
 use super::scope::Scope;
-use super::search::{search_within, Outcome, Stats};
+use super::search::{search_within, OnProgress, Outcome, Stats};
 use crate::cover::deepen::{self, Deepened, Ended, Plan, Run};
 use crate::cover::{diff_text, needs_before, tally, Change, Changes, Hits};
 use crate::lang::marks::Line;
@@ -281,7 +281,7 @@ impl PatchCover {
         name: &str,
         scope: &Scope,
         plan: &Plan,
-        progress: &mut dyn FnMut(usize, u32, usize, f64),
+        progress: OnProgress<'_>,
     ) -> Result<((Outcome, Stats), Deepened), String> {
         let base_name = self.base_path.display().to_string();
         let mut accept = plan.accept.clone();
@@ -306,13 +306,7 @@ impl PatchCover {
             // a counterexample needs no search of the model before the patch
             let before = if !failed && needs_before(&changes, &ph) {
                 self.base.reset_marks();
-                let (_, bst) = search_within(
-                    &self.base,
-                    &base_name,
-                    &s,
-                    &s.budget(),
-                    &mut |_, _, _, _| {},
-                );
+                let (_, bst) = search_within(&self.base, &base_name, &s, &s.budget(), &mut |_| {});
                 Some((bst, hits(&self.base, &self.base_lines)))
             } else {
                 None

@@ -37,7 +37,9 @@
 use super::footprint::{conflict, op_footprint, static_footprint, Footprint, Table};
 use crate::check::{self, Invariant, InvariantSet, Violation};
 use crate::checker::budget::Budget;
-use crate::checker::{self, Config as CheckerConfig, Expansion, Start, TransitionSystem, Verdict};
+use crate::checker::{
+    self, Config as CheckerConfig, Expansion, FrontierTuning, Start, TransitionSystem, Verdict,
+};
 use crate::exec::host::ThreadId;
 use crate::exec::{FaultKind, Step, Thread};
 use crate::lang::Program;
@@ -339,13 +341,6 @@ impl TransitionSystem for Threads<'_> {
         state_fingerprint(s)
     }
 
-    fn recycle(&self, s: Box<IState>) {
-        recycle(s);
-    }
-
-    /// The walker phase of a search runs thousands of explorations; none reports it.
-    const MEMORY_FIGURE: bool = false;
-
     fn expand(
         &self,
         s: &Box<IState>,
@@ -451,6 +446,16 @@ impl TransitionSystem for Threads<'_> {
     }
 }
 
+/// Whole states, handed back to the spares when the search is done with them.
+impl FrontierTuning for Threads<'_> {
+    fn recycle(&self, s: Box<IState>) {
+        recycle(s);
+    }
+
+    /// The walker phase of a search runs thousands of explorations; none reports it.
+    const MEMORY_FIGURE: bool = false;
+}
+
 /// The steps of `path` (the thread of each step) from `s`, whose threads describe their
 /// steps: the same steps the exploration took (the interpreter is deterministic), now with
 /// their text.
@@ -534,7 +539,7 @@ pub fn explore(
         threads: 1,
         batch: 64,
     };
-    let (verdict, st) = checker::bfs(&sys, &ccfg, &budget, &mut |_, _, _, _| {});
+    let (verdict, st) = checker::bfs(&sys, &ccfg, &budget, &mut |_| {});
     let stats = IStats {
         states: st.states,
         transitions: st.transitions,

@@ -434,9 +434,10 @@ pub(crate) fn prove_with(
         progress(&format!("{name}: obligation {n}"));
         let (outcome, stats, interleavings) = match &o.interleave {
             None => {
-                let (outcome, stats) = search(&prog, &name, &scope, &mut |states, depth, _, _| {
+                let (outcome, stats) = search(&prog, &name, &scope, &mut |p| {
                     progress(&format!(
-                        "{name}: obligation {n}: {states} states, depth {depth}"
+                        "{name}: obligation {n}: {} states, depth {}",
+                        p.states, p.depth
                     ))
                 });
                 (outcome, stats, None)

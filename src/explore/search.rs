@@ -10,7 +10,7 @@ use super::scope::{Engine, Scope};
 use super::walkers;
 use crate::check;
 use crate::checker::budget::Budget;
-use crate::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
+use crate::checker::{self, Config, Expansion, FrontierTuning, Start, TransitionSystem, Verdict};
 use crate::exec::compiled::Code;
 use crate::exec::host::Value;
 use crate::lang::Program;
@@ -20,7 +20,7 @@ use crate::world::World;
 use std::sync::Arc;
 
 pub use super::call_step::{fingerprint, CallFailure, CallStep};
-pub use crate::checker::{Progress, Stats};
+pub use crate::checker::{OnProgress, Progress, Stats};
 
 /// How a search ended.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ pub fn search(
     prog: &Program,
     model_name: &str,
     scope: &Scope,
-    progress: Progress<'_>,
+    progress: OnProgress<'_>,
 ) -> (Outcome, Stats) {
     search_within(prog, model_name, scope, &scope.budget(), progress)
 }
@@ -214,7 +214,9 @@ impl TransitionSystem for CallSystem<'_> {
     fn expand(&self, w: &World, depth: u32, _: &Budget) -> Expansion<Call, World, CallFailure> {
         expand(self, w, depth)
     }
+}
 
+impl FrontierTuning for CallSystem<'_> {
     fn action_bytes(&self, c: &Call) -> usize {
         c.func.capacity() + c.args.capacity() * std::mem::size_of::<Value>()
     }
@@ -305,7 +307,7 @@ pub(crate) fn search_within(
     model_name: &str,
     scope: &Scope,
     budget: &Arc<Budget>,
-    progress: Progress<'_>,
+    progress: OnProgress<'_>,
 ) -> (Outcome, Stats) {
     let sys = CallSystem::new(prog, scope, Arc::clone(budget));
     let cfg = Config {

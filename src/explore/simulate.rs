@@ -17,7 +17,7 @@ use super::alphabet;
 use super::scope::Scope;
 use super::search::{CallFailure, CallStep, CallSystem, Outcome};
 use crate::checker::budget::Budget;
-use crate::checker::walk::{self, Step, Walk, WalkProgress, Walked, Walks};
+use crate::checker::walk::{self, OnWalk, Step, Walk, Walked, Walks};
 use crate::checker::{Config, Start, Stats};
 use crate::lang::Program;
 use crate::world::scenario::Call;
@@ -82,9 +82,6 @@ pub struct SimReport {
     pub failing_walk: Option<u64>,
 }
 
-/// Progress callback: (walks finished, calls made, seconds).
-pub(crate) type SimProgress<'a> = &'a (dyn Fn(u64, u64, f64) + Sync);
-
 /// Call sequences walked: the calls the alphabet offers, each with every check.
 impl Walk for CallSystem<'_> {
     fn actions(&self, w: &World) -> Vec<Call> {
@@ -101,6 +98,11 @@ impl Walk for CallSystem<'_> {
             CallStep::Stopped(reason) => Step::Stopped(reason),
         }
     }
+
+    /// Back to the spares, as the breadth-first search hands its worlds back.
+    fn recycle(&self, w: World) {
+        crate::checker::FrontierTuning::recycle(self, w);
+    }
 }
 
 /// Run `sim` on `prog` in `scope` (whose invariants, bounds and walkers it uses; its
@@ -111,7 +113,7 @@ pub fn simulate(
     scope: &Scope,
     sim: &Simulation,
     budget: &Arc<Budget>,
-    progress: Option<SimProgress<'_>>,
+    progress: Option<OnWalk<'_>>,
 ) -> SimReport {
     simulate_on(
         prog,
@@ -132,14 +134,12 @@ pub fn simulate_on(
     scope: &Scope,
     sim: &Simulation,
     budget: &Arc<Budget>,
-    progress: Option<SimProgress<'_>>,
+    progress: Option<OnWalk<'_>>,
     threads: usize,
 ) -> SimReport {
     let sys = CallSystem::new(prog, scope, Arc::clone(budget));
     let initial = scope.initial_scenario();
-    let on = progress.map(|p| move |w: &WalkProgress| p(w.walks, w.steps, w.seconds));
-    let on_ref = on.as_ref().map(|f| f as &(dyn Fn(&WalkProgress) + Sync));
-    let r = walk::walk(&sys, &sim.walks(), budget, on_ref, threads);
+    let r = walk::walk(&sys, &sim.walks(), budget, progress, threads);
     let (outcome, failing_walk) = match r.walked {
         Walked::NoStart(Start::Error(reason)) => (
             Outcome::Incomplete {

@@ -10,7 +10,7 @@ use super::ghost::Ghost;
 use super::layout::{kernel_layout, model_layout};
 pub use super::mismatch::Mismatch;
 use super::procmaps::parse_smaps;
-use super::sequences::{generate, Gen, GenStats, Seq};
+use super::sequences::{generate, Gen, GenStats, OnReplay, Replayed, Seq};
 use super::{BASE, PAGE};
 use crate::explore::scope::Scope;
 use crate::lang::Program;
@@ -105,16 +105,16 @@ fn model_files(w: &World) -> Vec<(String, bool)> {
 /// Run the sequences `opts.gen` of `scope` on the kernel. An error means the run could not go
 /// on (base address refused, a process that died or hung).
 pub fn kdiff(prog: &Program, scope: &Scope, opts: &Options) -> Result<Report, String> {
-    kdiff_with(prog, scope, opts, &mut |_, _, _| {})
+    kdiff_with(prog, scope, opts, &mut |_| {})
 }
 
-/// [`kdiff`], reporting (sequences, calls, seconds) about once a second; a stop request
+/// [`kdiff`], reporting its figures ([`Replayed`]) about once a second; a stop request
 /// (SIGINT/SIGTERM) ends the run with an error after the sequence in progress.
 pub(crate) fn kdiff_with(
     prog: &Program,
     scope: &Scope,
     opts: &Options,
-    progress: &mut dyn FnMut(usize, usize, f64),
+    progress: OnReplay<'_>,
 ) -> Result<Report, String> {
     let t0 = Instant::now();
     let mut last = Instant::now();
@@ -142,7 +142,11 @@ pub(crate) fn kdiff_with(
             return ControlFlow::Break(());
         }
         if last.elapsed().as_secs_f64() >= 1.0 {
-            progress(rep.sequences, rep.calls, t0.elapsed().as_secs_f64());
+            progress(&Replayed {
+                sequences: rep.sequences,
+                calls: rep.calls,
+                seconds: t0.elapsed().as_secs_f64(),
+            });
             last = Instant::now();
         }
         rep.sequences += 1;

@@ -127,6 +127,20 @@ pub struct GenStats {
     pub model_failures: BTreeMap<String, usize>,
 }
 
+/// Live figures of a run of generated sequences (kdiff's on the kernel, cdiff's on the C),
+/// handed to its reporter ([`OnReplay`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Replayed {
+    /// Sequences run.
+    pub sequences: usize,
+    /// Calls made.
+    pub calls: usize,
+    pub seconds: f64,
+}
+
+/// The reporter of a run's [`Replayed`] figures, called about once a second.
+pub type OnReplay<'a> = &'a mut dyn FnMut(&Replayed);
+
 /// The drivable successors of a world: (call, world after, op).
 fn successors<T>(
     prog: &Program,

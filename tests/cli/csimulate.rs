@@ -113,7 +113,7 @@ fn the_c_system_runs_under_the_search_and_the_walks() {
             walks,
             cluster,
         }
-        .go(&prog, &scope, &mut |_, _, _, _| {})
+        .go(&prog, &scope, &mut |_| {})
         .unwrap()
     };
     let bfs = run(None, None);

@@ -36,7 +36,7 @@ fn scope(depth: u32, mode: Mode, invariants: &[Invariant]) -> Scope {
 
 /// Search; expect a counterexample of `inv` with `len` calls; check it round-trips.
 fn expect_cex(prog: &Program, s: &Scope, inv: Invariant, len: usize) -> Trace {
-    let (outcome, _) = search(prog, "mutant.rmap", s, &mut |_, _, _, _| {});
+    let (outcome, _) = search(prog, "mutant.rmap", s, &mut |_| {});
     let Outcome::Counterexample(t) = outcome else {
         panic!("expected a counterexample of {inv}, got {outcome:?}");
     };
@@ -302,8 +302,8 @@ fn cached_keys_anon_updated_in_place_without_refresh() {
 fn baseline_holds_and_state_count_is_deterministic() {
     let p = model("");
     let s = scope(3, Mode::Callers, &[]);
-    let (o1, st1) = search(&p, "baseline", &s, &mut |_, _, _, _| {});
-    let (o2, st2) = search(&p, "baseline", &s, &mut |_, _, _, _| {});
+    let (o1, st1) = search(&p, "baseline", &s, &mut |_| {});
+    let (o2, st2) = search(&p, "baseline", &s, &mut |_| {});
     assert!(matches!(o1, Outcome::Holds { .. }), "{o1:?}");
     assert!(matches!(o2, Outcome::Holds { .. }));
     assert_eq!(st1.states, st2.states);
@@ -318,7 +318,7 @@ fn bounded_search_is_incomplete_not_holds() {
         max_states: 50,
         ..scope(3, Mode::Callers, &[])
     };
-    let (o, _) = search(&p, "baseline", &s, &mut |_, _, _, _| {});
+    let (o, _) = search(&p, "baseline", &s, &mut |_| {});
     assert!(matches!(o, Outcome::Incomplete { .. }), "{o:?}");
 }
 

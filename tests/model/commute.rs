@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// search's figures.
 fn verdict(path: &Path, scope: &Scope, calls: bool) -> (String, Stats) {
     let prog = load_model(path).expect("model loads");
-    let (outcome, stats) = search(&prog, "m", scope, &mut |_, _, _, _| {});
+    let (outcome, stats) = search(&prog, "m", scope, &mut |_| {});
     let line = match outcome {
         Outcome::Holds { exhausted } => format!("holds (exhausted {exhausted})"),
         Outcome::Counterexample(t) => {
@@ -119,7 +119,7 @@ fn the_file_symmetry_keeps_verdicts() {
 #[test]
 fn the_baseline_at_depth_3_runs_fewer_calls_and_fewer_states() {
     let prog = load_model(Path::new("models/v7.3-rc4/baseline.rmap")).expect("baseline");
-    let run = |s: &Scope| search(&prog, "baseline", s, &mut |_, _, _, _| {}).1;
+    let run = |s: &Scope| search(&prog, "baseline", s, &mut |_| {}).1;
     let base = Scope {
         max_depth: 3,
         files: 2,

@@ -159,7 +159,7 @@ fn search_with(prog: &Program, scope: &Scope, engine: Engine) -> (Vec<Call>, Str
         threads: 2,
         batch: 256,
     };
-    let (verdict, stats) = bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+    let (verdict, stats) = bfs(&sys, &cfg, &budget, &mut |_| {});
     let (path, how) = match verdict {
         Verdict::Failed { path, failure } => {
             let how = match failure {

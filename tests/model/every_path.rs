@@ -29,7 +29,7 @@ fn mutants() -> Vec<String> {
 fn caught(path: &str) -> Result<(String, Invariant), String> {
     let prog = load(path);
     for scope in every_path() {
-        let (o, _) = search(&prog, path, &scope, &mut |_, _, _, _| {});
+        let (o, _) = search(&prog, path, &scope, &mut |_| {});
         match &o {
             Outcome::Holds { .. } => continue,
             Outcome::Incomplete { reason, .. } => {
@@ -77,7 +77,7 @@ fn a_debug_only_first_finding_goes_on_to_the_missed_walk() {
     let path = "models/mutants/merge-next-skips-anon-rekey.rmap";
     let prog = load(path);
     let scope = &every_path()[0];
-    let (first, _) = search(&prog, path, scope, &mut |_, _, _, _| {});
+    let (first, _) = search(&prog, path, scope, &mut |_| {});
     assert_eq!(
         consequence::invariant_of(&first),
         Some(Invariant::CachedKeys)
@@ -106,7 +106,7 @@ fn a_finding_at_the_top_class_searches_nothing_more() {
     let path = "models/mutants/merge-left-no-dup-anon-vma.rmap";
     let prog = load(path);
     let scope = &every_path()[0];
-    let (first, _) = search(&prog, path, scope, &mut |_, _, _, _| {});
+    let (first, _) = search(&prog, path, scope, &mut |_| {});
     assert_eq!(consequence::class_of(&first), Some(Consequence::MissedWalk));
     let budget = rmapcheck::checker::budget::Budget::unlimited();
     let rep = consequence::search(&prog, path, scope, &first, &budget).expect("searched");

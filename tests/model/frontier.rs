@@ -4,7 +4,9 @@
 //! several. The whole-world frontier is the call system itself with its rebuilding turned off.
 
 use rmapcheck::checker::budget::Budget;
-use rmapcheck::checker::{self, Config, Expansion, Start, TransitionSystem, Verdict};
+use rmapcheck::checker::{
+    self, Config, Expansion, FrontierTuning, Start, TransitionSystem, Verdict,
+};
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{CallFailure, CallSystem};
@@ -34,10 +36,13 @@ impl TransitionSystem for Whole<'_> {
     }
 }
 
+/// Whole worlds in the frontier, nothing recycled.
+impl FrontierTuning for Whole<'_> {}
+
 /// The verdict (with the failing path), the states and the calls of a search of `sys`.
 fn run<T>(sys: &T, scope: &Scope, threads: usize) -> (String, usize, usize)
 where
-    T: TransitionSystem<Action = Call, Failure = CallFailure>,
+    T: FrontierTuning<Action = Call, Failure = CallFailure>,
 {
     let cfg = Config {
         max_depth: scope.max_depth,
@@ -45,7 +50,7 @@ where
         threads,
         batch: 256,
     };
-    let (v, st) = checker::bfs(sys, &cfg, &Budget::unlimited(), &mut |_, _, _, _| {});
+    let (v, st) = checker::bfs(sys, &cfg, &Budget::unlimited(), &mut |_| {});
     let v = match v {
         Verdict::Holds { exhausted } => format!("holds (exhausted: {exhausted})"),
         Verdict::Failed { path, failure } => {

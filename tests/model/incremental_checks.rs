@@ -131,7 +131,7 @@ fn obligation_searches() -> usize {
                 threads: 2,
                 batch: 256,
             };
-            let (verdict, _) = bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+            let (verdict, _) = bfs(&sys, &cfg, &budget, &mut |_| {});
             failed += usize::from(matches!(verdict, Verdict::Failed { .. }));
             assert_no_differences(&format!("{} ({} scope {})", p.display(), o.mode, o.scope));
         }

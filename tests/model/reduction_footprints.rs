@@ -141,7 +141,7 @@ fn audited_walker_phase(
             threads: 1,
             batch: 256,
         };
-        let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+        let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_| {});
         let failure = match &verdict {
             Verdict::Failed {
                 failure: CallFailure::Interleaving(t),

@@ -19,7 +19,7 @@ fn verdict(path: &Path, base: &Scope, reduced: bool) -> (String, usize) {
         scope.reduce_by_default();
         assert!(scope.symmetry && scope.file_symmetry, "reductions on");
     }
-    let (outcome, stats) = search(&prog, "m", &scope, &mut |_, _, _, _| {});
+    let (outcome, stats) = search(&prog, "m", &scope, &mut |_| {});
     let line = match outcome {
         Outcome::Holds { exhausted } => format!("holds (exhausted {exhausted})"),
         Outcome::Counterexample(t) => {

@@ -25,7 +25,7 @@ fn explorer_count(prog: &Program, scope: &Scope) -> (usize, Option<usize>) {
         threads: 1,
         batch: 256,
     };
-    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_, _, _, _| {});
+    let (verdict, stats) = checker::bfs(&sys, &cfg, &budget, &mut |_| {});
     let failing = match verdict {
         Verdict::Holds { .. } => None,
         Verdict::Failed { path, .. } => Some(path.len()),

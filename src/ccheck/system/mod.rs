@@ -28,7 +28,7 @@ use crate::charness::calls::{drive, reset};
 use crate::charness::canon::Raw;
 use crate::charness::{cdump, model_lines, Died, Harness};
 use crate::checker::budget::Budget;
-use crate::checker::{Expansion, Start, TransitionSystem};
+use crate::checker::{Expansion, FrontierTuning, Start, TransitionSystem};
 use crate::explore::alphabet;
 use crate::explore::search::CallSystem;
 use crate::invariant::Invariant;
@@ -480,7 +480,10 @@ impl TransitionSystem for CSystem<'_> {
         }
         e
     }
+}
 
+/// Whole states in the frontier: a state is its call sequence and what the harness answered.
+impl FrontierTuning for CSystem<'_> {
     fn action_bytes(&self, c: &Call) -> usize {
         c.func.capacity() + c.args.capacity() * std::mem::size_of::<crate::exec::host::Value>()
     }

@@ -14,6 +14,8 @@ use super::out_files::{check_out_dir, trace_stems};
 use super::scope::effective_scopes;
 use super::verdict::{memory_json, no_call, sim_verdict_line, verdict_line};
 use crate::checker::budget::{self, Budget};
+use crate::checker::walk::WalkProgress;
+use crate::checker::Progress;
 use crate::cmd::formats::{self, Case, Status};
 use crate::cmd::{discover_models, load_model};
 use crate::cmd::{CmdError, CmdResult, Exit};
@@ -257,12 +259,7 @@ impl Run<'_> {
         let budget = self.scope.budget();
         // the peak resident set of this model's search, not of the models before it
         budget::reset_peak_resident();
-        let mut report = |states: usize, depth: u32, frontier: usize, secs: f64| {
-            bar.report(&format!(
-                "{name}: {states} states, depth {depth}, frontier {frontier}, {:.0} states/s",
-                states as f64 / secs.max(1e-9)
-            ))
-        };
+        let mut report = |p: &Progress| bar.search(&name, p);
         let (outcome, stats, line) = match (&self.simulate, &self.cluster) {
             (None, None) => {
                 let cover = match crate::explore::cover::PatchCover::of(&prog, m) {
@@ -323,11 +320,13 @@ impl Run<'_> {
                 }
             }
             (Some(sim), _) => {
-                let report = |walks: u64, calls: u64, secs: f64| {
+                let report = |p: &WalkProgress| {
                     bar.report(&format!(
-                        "{name}: {walks} of {} walks, {calls} calls, {:.0} calls/s",
+                        "{name}: {} of {} walks, {} calls, {:.0} calls/s",
+                        p.walks,
                         sim.walks,
-                        calls as f64 / secs.max(1e-9)
+                        p.steps,
+                        p.steps as f64 / p.seconds.max(1e-9)
                     ))
                 };
                 let r = simulate(&prog, &name, &self.scope, sim, &budget, Some(&report));

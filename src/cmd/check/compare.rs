@@ -152,17 +152,9 @@ pub fn compare(a: &CompareArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
                 Some(c) => (&base, c.patch()),
                 None => (&base, &patch),
             };
-            let r = run_compare(
-                base_run,
-                patch_run,
-                &scope,
-                &budget,
-                &mut |states, depth, secs| {
-                    bar.report(&format!(
-                        "compare: {states} state pairs, depth {depth}, {secs:.0}s"
-                    ))
-                },
-            );
+            let r = run_compare(base_run, patch_run, &scope, &budget, &mut |p| {
+                bar.search("compare (state pairs)", p)
+            });
             bar.finish();
             let status = match &r.verdict {
                 Verdict::Equivalent {

@@ -220,8 +220,11 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         });
     }
     let bar = crate::cmd::progress::Bar::new(a.progress, "cdiff");
-    let r = run::cdiff(&prog, &scope, &b.binary, &opts, &mut |s, c, secs| {
-        bar.report(&format!("cdiff: {s} sequences, {c} calls, {secs:.0}s"))
+    let r = run::cdiff(&prog, &scope, &b.binary, &opts, &mut |p| {
+        bar.report(&format!(
+            "cdiff: {} sequences, {} calls, {:.0}s",
+            p.sequences, p.calls, p.seconds
+        ))
     });
     bar.finish();
     let r = match r {

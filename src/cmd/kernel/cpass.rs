@@ -49,12 +49,8 @@ pub(crate) fn run_pass(
 ) -> Result<PassOut, CmdError> {
     let (a, prog, prep) = (cx.a, cx.prog, cx.prep);
     let bar = crate::cmd::progress::Bar::new(a.progress, "check --kernel");
-    let mut report_progress = |s: usize, d: u32, f: usize, secs: f64| {
-        bar.report(&format!(
-            "C{}: {s} states, depth {d}, frontier {f}, {secs:.0}s",
-            label.map(|l| format!(" [{l}]")).unwrap_or_default()
-        ))
-    };
+    let name = format!("C{}", label.map(|l| format!(" [{l}]")).unwrap_or_default());
+    let mut report_progress = |p: &crate::checker::Progress| bar.search(&name, p);
     let run = ccheck::Run {
         binary: &prep.built.binary,
         baseline: prep.baseline.as_ref().map(|b| b.binary.as_path()),

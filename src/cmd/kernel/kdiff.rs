@@ -152,9 +152,10 @@ pub fn kdiff_cmd(a: &KdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
         stop_after: 0,
     };
     let bar = crate::cmd::progress::Bar::new(a.progress, "kdiff");
-    let r = crate::oracle::kdiff::kdiff_with(&prog, &scope, &opts, &mut |seqs, calls, secs| {
+    let r = crate::oracle::kdiff::kdiff_with(&prog, &scope, &opts, &mut |p| {
         bar.report(&format!(
-            "kdiff: {seqs} sequences, {calls} calls on the kernel, {secs:.0}s"
+            "kdiff: {} sequences, {} calls on the kernel, {:.0}s",
+            p.sequences, p.calls, p.seconds
         ))
     });
     bar.finish();

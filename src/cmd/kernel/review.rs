@@ -263,21 +263,11 @@ fn check_one(
     let mut failed = None;
     for scope in passes {
         let name = scope.name.clone();
-        let outcome = ccheck::search(
-            prog,
-            scope,
-            &built.binary,
-            base,
-            threads,
-            &mut |s, d, f, secs| {
-                if let Some(b) = bar {
-                    b.set_message(format!(
-                        "patch {label}: C search [{name}], {s} states, depth {d}, frontier \
-                         {f}, {secs:.0}s"
-                    ));
-                }
-            },
-        );
+        let outcome = ccheck::search(prog, scope, &built.binary, base, threads, &mut |p| {
+            if let Some(b) = bar {
+                b.set_message(format!("patch {label}: C search [{name}], {p}"));
+            }
+        });
         let outcome = match outcome {
             Ok(x) => x,
             Err(e) => {
