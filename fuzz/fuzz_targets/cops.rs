@@ -10,7 +10,9 @@
 //! with the counterexample, and its calls are written to a calls file that `rmapcheck creplay`
 //! runs again. libFuzzer's feedback is the C's own edge coverage: the harness is built with
 //! gcc's `-fsanitize-coverage=trace-pc`, counts into a shared map (cglue/cover.c), and the map
-//! is copied into libFuzzer's extra counters after each input. See docs/CHECK-C.md.
+//! is copied into libFuzzer's extra counters after each input, beside the sizes the model's
+//! world reached (the VMAs of an mm, the nodes of a tree: `fuzz::run_input_marking`). See
+//! docs/CHECK-C.md.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -31,6 +33,15 @@ struct Counters([u8; COVER_MAP_SIZE]);
 #[used]
 #[link_section = "__libfuzzer_extra_counters"]
 static mut C_EDGES: Counters = Counters([0; COVER_MAP_SIZE]);
+
+/// The sizes the model's world reached (`fuzz::run_input_marking`), in the same section: an
+/// input that grows an mm or a tree past what the corpus reached is kept, as a new edge is.
+#[repr(C, align(64))]
+struct Sizes([u8; fuzz::STATE_FEATURES]);
+
+#[used]
+#[link_section = "__libfuzzer_extra_counters"]
+static mut STATE_SIZES: Sizes = Sizes([0; fuzz::STATE_FEATURES]);
 
 struct State {
     target: &'static Target,
@@ -62,7 +73,7 @@ fn state() -> &'static State {
         let sys = target.system(vec![map.env()]).unwrap_or_else(|e| fail(e));
         eprintln!(
             "rmapcheck cops: the C of {} ({}{}), harness {} in {:.1} s; feedback: the C's edges \
-             ({COVER_MAP_SIZE} extra counters)",
+             ({COVER_MAP_SIZE} extra counters) and the world's sizes ({} more)",
             target.source.kernel.display(),
             target.prepared.built.release,
             if target.prepared.applied.is_empty() {
@@ -75,7 +86,8 @@ fn state() -> &'static State {
             } else {
                 "cached"
             },
-            t0.elapsed().as_secs_f64()
+            t0.elapsed().as_secs_f64(),
+            fuzz::STATE_FEATURES
         );
         State {
             target,
@@ -117,7 +129,8 @@ fuzz_target!(|data: &[u8]| {
     let s = state();
     let mut map = s.map.lock().expect("edge map");
     map.clear();
-    let Some(ran) = fuzz::run_input(&s.sys, data) else {
+    let mut sizes = [0u8; fuzz::STATE_FEATURES];
+    let Some(ran) = fuzz::run_input_marking(&s.sys, data, &mut sizes) else {
         return;
     };
     // SAFETY: libFuzzer reads the counters only between inputs, on this thread
@@ -126,6 +139,11 @@ fuzz_target!(|data: &[u8]| {
             map.counts().as_ptr(),
             std::ptr::addr_of_mut!(C_EDGES).cast::<u8>(),
             COVER_MAP_SIZE,
+        );
+        std::ptr::copy_nonoverlapping(
+            sizes.as_ptr(),
+            std::ptr::addr_of_mut!(STATE_SIZES).cast::<u8>(),
+            fuzz::STATE_FEATURES,
         );
     }
     pulse(s, ran.calls.len());

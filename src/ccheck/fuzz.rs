@@ -126,13 +126,53 @@ pub fn system<'a>(
 
 /// Run the fuzzer input `data` on `sys`: `None` when it does not decode.
 pub fn run_input(sys: &CSystem, data: &[u8]) -> Option<Ran> {
+    run_input_marking(sys, data, &mut [0; STATE_FEATURES])
+}
+
+/// The size of the state-feature map [`run_input_marking`] fills.
+pub const STATE_FEATURES: usize = 6 * FEATURE_VALUES;
+/// The values a state feature tells apart (larger ones count as the largest).
+const FEATURE_VALUES: usize = 64;
+
+/// [`run_input`], marking in `marks` the sizes the model's world reached before each call and
+/// after the last: the VMAs of the fullest mm, the live mms, the live anon_vmas, the AVCs of
+/// the fullest anon_vma tree, the VMAs in the fullest file rmap tree and the anonymous folios,
+/// one byte per (size kind, value). Edge coverage alone does not tell a world of three VMAs
+/// from one of twelve, since the same code runs on both; fed to libFuzzer beside the C's edges,
+/// these marks keep the inputs that grow the trees and the mms (limits, batch sizes, deeper
+/// rotations), as state-aware fuzzers do.
+pub fn run_input_marking(
+    sys: &CSystem,
+    data: &[u8],
+    marks: &mut [u8; STATE_FEATURES],
+) -> Option<Ran> {
     let d = fuzzing::decode(data).ok()?;
     let mut ops = d.ops.iter();
     let mut next = |w: &World| {
+        mark_sizes(w, marks);
         ops.by_ref()
             .find_map(|op| fuzzing::concretise(op, w, Mode::Callers))
     };
-    Some(sys.run_sequence(d.ops.len(), &mut next))
+    // an operation makes at most one call: one more than there are operations lets `next` see
+    // (and mark) the world after the last call, then end the sequence
+    Some(sys.run_sequence(d.ops.len() + 1, &mut next))
+}
+
+/// Mark the sizes of `w` ([`run_input_marking`]).
+fn mark_sizes(w: &World, marks: &mut [u8; STATE_FEATURES]) {
+    let live_mms = || w.mms.iter().filter(|m| m.map_count > 0);
+    let live_avs = || w.anon_vmas.iter().filter(|a| !a.freed);
+    let sizes = [
+        live_mms().map(|m| m.vmas.len()).max().unwrap_or(0),
+        live_mms().count(),
+        live_avs().count(),
+        live_avs().map(|a| a.rb_root.len()).max().unwrap_or(0),
+        w.mappings.iter().map(|m| m.i_mmap.len()).max().unwrap_or(0),
+        w.anon_folios.len(),
+    ];
+    for (kind, n) in sizes.into_iter().enumerate() {
+        marks[kind * FEATURE_VALUES + n.min(FEATURE_VALUES - 1)] = 1;
+    }
 }
 
 /// What a run found, in words: the verdict line and the C's report (`None` when it passed).
@@ -190,6 +230,46 @@ pub fn read_calls(text: &str) -> Result<Vec<Call>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The marks of a world: one per size kind, at its value; a second VMA in the mm moves the
+    /// first kind's mark, so libFuzzer sees a new feature.
+    #[test]
+    fn the_sizes_of_a_world_are_marked_one_per_kind() {
+        use crate::checker::TransitionSystem;
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let prog = crate::models::load_model(&root.join(crate::models::BASELINE)).unwrap();
+        let scope = Scope::builtin("default").unwrap();
+        let budget = Arc::new(crate::checker::budget::Budget::new(f64::MAX, 0));
+        let sys = CallSystem::new(&prog, &scope, budget);
+        let Ok(mut w) = sys.initial() else {
+            panic!("no initial world")
+        };
+        let marked = |w: &World| {
+            let mut m = [0u8; STATE_FEATURES];
+            mark_sizes(w, &mut m);
+            m.iter()
+                .enumerate()
+                .filter(|(_, &b)| b == 1)
+                .map(|(i, _)| (i / FEATURE_VALUES, i % FEATURE_VALUES))
+                .collect::<Vec<_>>()
+        };
+        let empty = marked(&w);
+        assert_eq!(empty.len(), 6, "{empty:?}");
+        assert!(empty.contains(&(0, 0)), "{empty:?}");
+        for c in [
+            "sys_mmap(mm#0, file#0, 0, 2, 0, false)",
+            "sys_mmap(mm#0, NULL, 2, 3, 0, false)",
+        ] {
+            let _ = sys.apply(&mut w, &Call::parse(c).unwrap());
+        }
+        let two = marked(&w);
+        assert!(
+            two.contains(&(0, 2)),
+            "the fullest mm has two VMAs: {two:?}"
+        );
+        assert!(two.contains(&(1, 1)), "one live mm: {two:?}");
+        assert!(two.contains(&(4, 1)), "one VMA in i_mmap: {two:?}");
+    }
 
     #[test]
     fn a_calls_file_reads_back_its_calls_and_names_a_bad_line() {
