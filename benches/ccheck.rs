@@ -13,9 +13,9 @@ mod kernel_tree;
 use kernel_tree::tree;
 use rmapcheck::ccheck::{self, Source};
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::search;
 use rmapcheck::lang::Program;
+use rmapcheck::scope::Scope;
 use std::path::Path;
 
 /// The C search's and the model's figures at `depth`: (C seconds, C transitions).

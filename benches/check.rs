@@ -11,9 +11,9 @@
 use rmapcheck::checker::budget::Budget;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::alphabet;
-use rmapcheck::explore::scope::{Engine, Scope};
 use rmapcheck::explore::search::{fingerprint, search, CallSystem};
 use rmapcheck::lang::Program;
+use rmapcheck::scope::{Engine, Scope};
 use rmapcheck::world::scenario::Call;
 use rmapcheck::world::World;
 use std::collections::HashSet;

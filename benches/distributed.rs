@@ -5,8 +5,8 @@
 
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::distributed::{self, Cluster};
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::search;
+use rmapcheck::scope::Scope;
 use std::path::Path;
 use std::time::Duration;
 

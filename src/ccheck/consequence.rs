@@ -9,9 +9,9 @@
 use super::system::CFailure;
 use crate::checker::Verdict;
 use crate::explore::consequence::Bound;
-use crate::explore::scope::Scope;
 use crate::invariant::{Consequence, Invariant, InvariantSet, Violation};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::Call;
 use std::path::Path;
 

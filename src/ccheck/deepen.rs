@@ -11,8 +11,8 @@ use crate::charness::build;
 use crate::checker::{OnProgress, Verdict};
 use crate::cover::deepen::{self as shared, Ended};
 pub use crate::cover::deepen::{verdict_line, Deepened, Plan};
-use crate::explore::scope::Scope;
 use crate::lang::Program;
+use crate::scope::Scope;
 use std::path::Path;
 
 /// The run of `run` at `scope`, with the counts of the lines its harness ran.

@@ -10,7 +10,7 @@
 //! points the harness cannot make, each with its reason.
 
 use crate::entry::EntryPoint;
-use crate::explore::scope::Scope;
+use crate::scope::Scope;
 
 /// The C's passes, in the order they run.
 pub fn passes() -> Vec<Scope> {

@@ -4,10 +4,10 @@
 //! ran on and the invariant the C broke. A call with no system call (a contract-level entry
 //! point) is bad input, named.
 
-use crate::explore::scope::Scope;
 use crate::invariant::{Invariant, Violation};
 use crate::lang::Program;
 use crate::oracle::repro::{header_end, program, unmakeable, wrap, Unmakeable};
+use crate::scope::Scope;
 use crate::textbuf::PushFmt;
 use crate::trace::production;
 use crate::world::scenario::Call;

@@ -35,7 +35,7 @@ pub mod worlds_text;
 pub use build::{build, Built};
 pub use harness::{Died, Harness};
 
-use crate::explore::scope::Scope;
+use crate::scope::Scope;
 use crate::world::World;
 
 /// The canonical lines of a model world.

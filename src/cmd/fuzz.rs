@@ -181,12 +181,12 @@ pub(crate) fn replay_crash_trace(
         calls: Vec::new(),
         ..small
     };
-    let scope = crate::explore::scope::Scope {
+    let scope = crate::scope::Scope {
         name: "fuzz case".into(),
         mode: if l.decoded.contract && *contract {
-            crate::explore::scope::Mode::Contract
+            crate::scope::Mode::Contract
         } else {
-            crate::explore::scope::Mode::Callers
+            crate::scope::Mode::Callers
         },
         max_depth: calls.len() as u32,
         ..Default::default()

@@ -2,10 +2,10 @@
 //! that the model defines and the scope allows, with every argument tuple the scope's bounds
 //! allow that meets the entry point's preconditions in this world.
 
-use super::scope::Scope;
 use crate::entry::offer::{offers, Bounds};
 use crate::entry::{EntryPoint, Mode, Tier};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::Call;
 use crate::world::World;
 

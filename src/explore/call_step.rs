@@ -4,11 +4,11 @@
 //! system of `search` implements it; `commute` names only this module, never `search`.
 
 use super::interleave::ITrace;
-use super::scope::Scope;
 use crate::check;
 use crate::checker::budget::Budget;
 use crate::checker::{FrontierTuning, TransitionSystem};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::Call;
 use crate::world::World;
 

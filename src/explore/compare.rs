@@ -12,7 +12,6 @@
 
 use super::alphabet;
 use super::op::{apply, CheckOpts};
-use super::scope::Scope;
 use super::search::fingerprint;
 use crate::check::membership::vma_live;
 use crate::check::Invariant;
@@ -21,6 +20,7 @@ use crate::checker::{
     self, Config, Expansion, FrontierTuning, OnProgress, Start, TransitionSystem, Verdict as Ended,
 };
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::tree::{interval, TreeObs, TreeStats};
 use crate::world::scenario::Call;
 use crate::world::{AnonKeys, CriticalWork, FileKeys, World};

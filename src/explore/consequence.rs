@@ -13,11 +13,11 @@
 //! invariants checked: when one ends a consequence search it is reported as what that search
 //! found (ranked by its own class), not as the class searched for.
 
-use super::scope::Scope;
 use super::search::{search_within, Outcome, Stats};
 use crate::checker::budget::Budget;
 use crate::invariant::{Consequence, Invariant, InvariantSet};
 use crate::lang::Program;
+use crate::scope::Scope;
 
 /// The bound of a consequence search, as its line prints it.
 #[derive(Clone, Copy, Debug, PartialEq)]

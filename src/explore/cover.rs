@@ -15,13 +15,13 @@
 //! fingerprints) the removed lines "made no difference". Each run is one of the shared
 //! deepening loop's ([`crate::cover::deepen`]).
 
-use super::scope::Scope;
 use super::search::{search_within, OnProgress, Outcome, Stats};
 use crate::cover::deepen::{self, Deepened, Ended, Plan, Run};
 use crate::cover::{diff_text, needs_before, tally, Change, Changes, Hits};
 use crate::lang::marks::Line;
 use crate::lang::program::{FuncId, Op};
 use crate::lang::Program;
+use crate::scope::Scope;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -6,11 +6,11 @@
 //! before it, else one that meets its entry point's preconditions, so a minimised trace is
 //! never a call the kernel's callers could not make.
 
-use super::scope::Scope;
 use super::shrink::{pruned, shrink_args, strictest, Guard, Numbered, ShrunkArg};
 use crate::check::Invariant;
 use crate::exec::host::{ObjKind, Value};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::{Call, Scenario};
 
 /// Smallest (greedy) scenario and call list that still fails with `invariant`.

@@ -25,6 +25,3 @@ pub mod shrink;
 pub mod simulate;
 pub(crate) mod symmetric;
 pub mod walkers;
-
-/// The scopes live beside the traces that record them; `explore::scope` names them here too.
-pub use crate::scope;

@@ -18,7 +18,7 @@
 //! pass leaves out ([`Scope::left_out`]); [`covered`] checks that what one pass leaves out
 //! another covers.
 
-use super::scope::{Mode, Scope};
+use crate::scope::{Mode, Scope};
 
 /// The passes, in the order they run.
 pub fn every_path() -> Vec<Scope> {

@@ -18,12 +18,12 @@
 //! ```
 
 use super::footprint::Table;
-use super::scope::{Mode, Scope};
 use super::search::{search, Outcome, Stats};
 use crate::check::Invariant;
 use crate::lang::Program;
 use crate::models::ModelError;
 use crate::scope::ScopeError;
+use crate::scope::{Mode, Scope};
 use crate::trace::{model_hash, Trace};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

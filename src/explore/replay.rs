@@ -4,9 +4,9 @@
 //! read in the world just before it. The traces themselves are plain data in [`crate::trace`].
 
 use super::op::{apply, CheckOpts};
-use super::scope::Scope;
 use crate::check::{Invariant, InvariantSet, Violation};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::trace::{self, calls::kernel_form, dot, Failure, StepRecord, Trace, TRACE_FORMAT};
 use crate::world::scenario::{Call, Scenario, ScenarioError};
 use crate::world::World;

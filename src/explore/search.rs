@@ -6,7 +6,6 @@ use super::alphabet;
 use super::footprint::Table;
 use super::interleave::{self, Config as InterleaveConfig, IOutcome, ITrace};
 use super::op::{apply, apply_compiled, CheckOpts, OpOutcome};
-use super::scope::{Engine, Scope};
 use super::walkers;
 use crate::check;
 use crate::checker::budget::Budget;
@@ -14,6 +13,7 @@ use crate::checker::{self, Config, Expansion, FrontierTuning, Start, TransitionS
 use crate::exec::compiled::Code;
 use crate::exec::host::Value;
 use crate::lang::Program;
+use crate::scope::{Engine, Scope};
 use crate::trace::Trace;
 use crate::world::scenario::Call;
 use crate::world::World;

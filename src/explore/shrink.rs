@@ -9,10 +9,10 @@
 //! call, so the search ends.
 
 use super::op::{apply, CheckOpts};
-use super::scope::Scope;
 use crate::check::{Invariant, InvariantSet};
 use crate::exec::host::Value;
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::{Call, Scenario};
 use crate::world::World;
 

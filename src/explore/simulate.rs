@@ -14,12 +14,12 @@
 //!   scope's VMA bound), or in a world that offers no call.
 
 use super::alphabet;
-use super::scope::Scope;
 use super::search::{CallFailure, CallStep, CallSystem, Outcome};
 use crate::checker::budget::Budget;
 use crate::checker::walk::{self, OnWalk, Step, Walk, Walked, Walks};
 use crate::checker::{Config, Start, Stats};
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::Call;
 use crate::world::World;
 use std::sync::Arc;

@@ -8,9 +8,9 @@
 
 use super::alphabet;
 use super::op::{apply, CheckOpts, OpOutcome};
-use super::scope::Scope;
 use crate::invariant::Invariant;
 use crate::lang::Program;
+use crate::scope::Scope;
 use crate::world::scenario::Call;
 use crate::world::World;
 

@@ -104,7 +104,7 @@ pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, ModelsError> {
 /// an invariant, with the mode of the obligation: known findings, which the fuzzers leave out
 /// (a callers-mode finding: the whole model; a contract-mode one: its contract operations) so
 /// that a campaign looks for new ones. Empty when there is no such folder.
-pub(crate) fn known_findings(root: &Path) -> Vec<(PathBuf, crate::explore::scope::Mode)> {
+pub(crate) fn known_findings(root: &Path) -> Vec<(PathBuf, crate::scope::Mode)> {
     let Some(repo) = root.parent() else {
         return Vec::new();
     };
@@ -154,10 +154,10 @@ pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, ModelsError> {
     let known = known_findings(root);
     for p in model_files(root)? {
         let finding = |mode| known.iter().any(|(k, m)| *m == mode && same_file(k, &p));
-        if finding(crate::explore::scope::Mode::Callers) {
+        if finding(crate::scope::Mode::Callers) {
             continue;
         }
-        let contract = !finding(crate::explore::scope::Mode::Contract);
+        let contract = !finding(crate::scope::Mode::Contract);
         let prog = crate::models::load_model(&p)?;
         if prog.function(ENTRY_MARKER.name()).is_some() {
             out.push(FuzzModel {

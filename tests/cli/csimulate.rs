@@ -11,7 +11,7 @@ use rmapcheck::checker::walk::Walks;
 use rmapcheck::checker::Verdict;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::distributed::Cluster;
-use rmapcheck::explore::scope::Scope;
+use rmapcheck::scope::Scope;
 use std::path::{Path, PathBuf};
 
 const DEEP: &str = "cmutants/deep/rb-erase-right-rotate-stays-black.toml";

@@ -5,7 +5,7 @@
 use rmapcheck::check::Invariant;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::minimise::minimise_within;
-use rmapcheck::explore::scope::Scope;
+use rmapcheck::scope::Scope;
 use rmapcheck::world::scenario::Call;
 use std::path::Path;
 use std::process::Command;

@@ -4,9 +4,9 @@
 //! arguments exit 2.
 
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::Outcome;
 use rmapcheck::explore::simulate::{simulate_on, Simulation};
+use rmapcheck::scope::Scope;
 use std::path::Path;
 use std::process::Command;
 

@@ -7,9 +7,9 @@
 
 use rmapcheck::check::Invariant;
 use rmapcheck::explore::replay::replay;
-use rmapcheck::explore::scope::{Mode, Scope};
 use rmapcheck::explore::search::{search, Outcome};
 use rmapcheck::lang::{load_str, Program};
+use rmapcheck::scope::{Mode, Scope};
 use rmapcheck::trace::Trace;
 use rmapcheck::world::scenario::{Call, Scenario};
 use std::path::Path;

@@ -9,9 +9,9 @@
 
 use rmapcheck::cmd::{discover_models, load_model};
 use rmapcheck::explore::replay::replay;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{search, Outcome, Stats};
 use rmapcheck::fuzzing::validate_call;
+use rmapcheck::scope::Scope;
 use rmapcheck::world::scenario::Call;
 use rmapcheck::world::World;
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 use rmapcheck::check::Invariant;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::compare::{compare, execl, Verdict};
-use rmapcheck::explore::scope::{Mode, Scope};
+use rmapcheck::scope::{Mode, Scope};
 use std::path::Path;
 
 fn m(p: &str) -> rmapcheck::lang::Program {

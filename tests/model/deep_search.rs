@@ -10,9 +10,9 @@
 //! with a larger budget through the command line (`.ci/baseline-deep-search`).
 
 use crate::model_fixtures::{load, BASELINE};
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::Outcome;
 use rmapcheck::explore::simulate::{simulate_on, Simulation};
+use rmapcheck::scope::Scope;
 use rmapcheck::trace::text;
 
 /// The built-in scopes (`Scope::builtin`), every one of them.

@@ -8,9 +8,9 @@ use rmapcheck::checker::{
     self, Config, Expansion, FrontierTuning, Start, TransitionSystem, Verdict,
 };
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{CallFailure, CallSystem};
 use rmapcheck::lang::Program;
+use rmapcheck::scope::Scope;
 use rmapcheck::world::scenario::Call;
 use rmapcheck::world::World;
 use std::path::Path;

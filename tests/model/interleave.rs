@@ -267,7 +267,7 @@ fn two_walkers_reduction_is_exact_on_outcomes() {
 #[test]
 fn lock_order_and_trace_rendering() {
     let p = load(BASELINE);
-    let scope = rmapcheck::explore::scope::Scope::builtin("tiny").unwrap();
+    let scope = rmapcheck::scope::Scope::builtin("tiny").unwrap();
     let edges = rmapcheck::cmd::locks::observe(&p, &scope).unwrap();
     let g = rmapcheck::explore::lockorder::LockGraph::new(&edges);
     assert!(g.check().is_empty(), "{:?}", g.check());

@@ -119,7 +119,7 @@ fn a_builtin_reads_whether_its_vma_is_alive() {
 /// The walker phase of a search of the baseline in `scope` to `depth`, every step of it
 /// cross-checked: the differences, and how many checks and independence claims ran.
 fn audited_walker_phase(
-    scope: rmapcheck::explore::scope::Scope,
+    scope: rmapcheck::scope::Scope,
     depth: u32,
 ) -> (crate::model_fixtures::Crosschecked, u64) {
     use rmapcheck::checker::budget::Budget;
@@ -171,10 +171,8 @@ fn audited_walker_phase(
 /// and the regression models above, with and without the reduction, give no difference.
 #[test]
 fn every_step_of_the_walker_phase_keeps_to_its_footprint() {
-    let (seen, claims) = audited_walker_phase(
-        rmapcheck::explore::scope::Scope::builtin("walkers").unwrap(),
-        2,
-    );
+    let (seen, claims) =
+        audited_walker_phase(rmapcheck::scope::Scope::builtin("walkers").unwrap(), 2);
     assert!(seen.compared > 1_000_000, "{} cross-checks", seen.compared);
     assert!(claims > 1_000_000, "{claims} independence claims audited");
     let d = &seen.differences;
@@ -204,7 +202,7 @@ fn every_step_of_the_walker_phase_keeps_to_its_footprint() {
 #[test]
 fn every_step_against_the_fault_walkers_keeps_to_its_footprint() {
     let text = std::fs::read_to_string("proofs/scopes/fault-walkers.toml").unwrap();
-    let scope = rmapcheck::explore::scope::Scope::parse(&text).unwrap();
+    let scope = rmapcheck::scope::Scope::parse(&text).unwrap();
     let (seen, claims) = audited_walker_phase(scope, 2);
     assert!(claims > 100_000, "{claims} independence claims audited");
     let d = &seen.differences;

@@ -7,8 +7,8 @@
 //! regular files at depth 2 (the file symmetry then has files to exchange).
 
 use rmapcheck::cmd::{discover_models, load_model};
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{search, Outcome};
+use rmapcheck::scope::Scope;
 use std::path::Path;
 
 /// The verdict as a comparable line, and the state count.

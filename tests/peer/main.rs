@@ -9,9 +9,9 @@ use model::PeerModel;
 use rmapcheck::checker::budget::Budget;
 use rmapcheck::checker::{self, Config, Verdict};
 use rmapcheck::cmd::load_model;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::CallSystem;
 use rmapcheck::lang::Program;
+use rmapcheck::scope::Scope;
 use stateright::{Checker, Model};
 use std::path::Path;
 

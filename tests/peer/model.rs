@@ -38,9 +38,9 @@
 
 use rmapcheck::checker::budget::Budget;
 use rmapcheck::explore::alphabet;
-use rmapcheck::explore::scope::Scope;
 use rmapcheck::explore::search::{CallStep, CallSystem};
 use rmapcheck::lang::Program;
+use rmapcheck::scope::Scope;
 use rmapcheck::world::scenario::Call;
 use rmapcheck::world::World;
 use stateright::{Model, Property};

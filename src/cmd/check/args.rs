@@ -6,8 +6,8 @@
 
 use crate::cmd::formats::TraceFormat;
 use crate::explore::distributed::Cluster;
-use crate::explore::scope::Mode;
 use crate::explore::simulate::Simulation;
+use crate::scope::Mode;
 use std::path::PathBuf;
 
 // The doc comment of each field below is its `--help` text: clap prints it.

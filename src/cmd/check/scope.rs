@@ -3,7 +3,7 @@
 //! `check` with no flags, and the reductions `check` turns on by default.
 
 use super::args::CheckArgs;
-use crate::explore::scope::Scope;
+use crate::scope::Scope;
 
 /// The scope after command-line overrides.
 pub(crate) fn effective_scope(a: &CheckArgs) -> Result<Scope, String> {

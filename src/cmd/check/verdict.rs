@@ -4,9 +4,9 @@
 
 use crate::check::Invariant;
 use crate::checker::budget;
-use crate::explore::scope::Scope;
 use crate::explore::search::{Outcome, Stats};
 use crate::explore::simulate::{SimReport, Simulation};
+use crate::scope::Scope;
 use std::path::Path;
 
 /// Why a search that made no call is an error, not a verdict.

@@ -9,7 +9,7 @@ use crate::cmd::formats::TraceFormat;
 use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
 use crate::cover::Accept;
-use crate::explore::scope::Scope;
+use crate::scope::Scope;
 use std::io::Write;
 
 pub use super::cargs::CcheckArgs;

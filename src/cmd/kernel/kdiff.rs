@@ -3,12 +3,12 @@
 
 use crate::cmd::load_model;
 use crate::cmd::{CmdError, CmdResult, Exit};
-use crate::explore::scope::Scope;
 use crate::oracle::expected::ALL;
 use crate::oracle::kdiff::{Mismatch, Options, Report};
 use crate::oracle::layout::render_pair;
 use crate::oracle::sequences::Gen;
 use crate::oracle::{BASE, PAGE};
+use crate::scope::Scope;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
