@@ -113,7 +113,7 @@ static long call_contract_adjust(struct mm_struct *mm, unsigned long start, unsi
 	vmg.start = kept->vm_start;
 	vmg.end = pg(end);
 	vmg.pgoff = pgoff;
-	vmg.anon_pgoff = kept->vm_file ? vma_start_anon_pgoff(kept) : pgoff;
+	glue_vmg_set_anon_pgoff(&vmg, kept->vm_file ? vma_start_anon_pgoff(kept) : pgoff);
 	vmg.vm_flags = middle->vm_flags;
 	vmg.file = middle->vm_file;
 	vmg.anon_vma = middle->anon_vma;
