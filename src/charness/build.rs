@@ -58,6 +58,8 @@ pub struct Built {
     pub binary: PathBuf,
     /// The tree's release (its Makefile's VERSION.PATCHLEVEL.SUBLEVEL-EXTRAVERSION).
     pub release: String,
+    /// The tree's generation ([`generation::detect`]).
+    pub generation: &'static Generation,
     /// False when the cached build was reused.
     pub compiled: bool,
     /// The tests' stubs cut out because the harness compiles the real function
@@ -271,6 +273,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
         return Ok(Built {
             binary,
             release,
+            generation,
             compiled: false,
             superseded,
             seconds: t0.elapsed().as_secs_f64(),
@@ -330,6 +333,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
     Ok(Built {
         binary,
         release,
+        generation,
         compiled: true,
         superseded,
         seconds: t0.elapsed().as_secs_f64(),
@@ -387,12 +391,7 @@ fn prepare(tree: &Path, generation: &Generation, b: &Path) -> Result<(), String>
         write(&p, &f(&t, &format!("tools/testing/vma/{name}"))?)
     };
     edit("include/stubs.h", &|t, w| {
-        csource::remove(
-            t,
-            w,
-            &generation.kernel_names(STUBS_REMOVED),
-            Def::Function,
-        )
+        csource::remove(t, w, &generation.kernel_names(STUBS_REMOVED), Def::Function)
     })?;
     edit("include/custom.h", &|t, w| {
         let t = csource::remove(t, w, CUSTOM_REMOVED, Def::Function)?;

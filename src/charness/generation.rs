@@ -34,13 +34,61 @@ pub struct Generation {
     /// mm/vma.c and mm/rmap.c call it, to the glue's checked wrapper `glue_HARNESS` (which takes
     /// the tree's owner). Emitted before mm/vma.c, and again after mm/interval_tree.c.
     pub routes: &'static str,
+    /// Where this generation's C does what the model (which follows v7.3) does not: a
+    /// divergence whose first differing line is explained by one of them is named so.
+    pub differences: &'static [VersionDifference],
     /// C emitted after mm/interval_tree.c, before the functions of mm/rmap.c and the glue:
     /// `__real_HARNESS` (what the glue's wrappers call) and every other harness name the glue
     /// or the compiled kernel functions use, in this generation's terms.
     pub shims: &'static str,
 }
 
+/// A behaviour of a generation's kernel that the v7.3 model does not have: a reason the model
+/// may leave that tree's C, found by the field it shows in the canonical world.
+#[derive(Debug)]
+pub struct VersionDifference {
+    pub name: &'static str,
+    /// The canonical world's field (a `NAME VALUE` pair of a VMA line) in which it shows.
+    pub field: &'static str,
+    /// What the tree's kernel does, what v7.3 does, naming the kernel files and functions.
+    pub what: &'static str,
+}
+
 impl Generation {
+    /// The difference of this generation that explains a first differing line pair (the C's
+    /// `c`, the model's `model`): the lines agree once its field is left out of both.
+    pub fn explain(&self, c: &str, model: &str) -> Option<&'static VersionDifference> {
+        fn without<'a>(l: &'a str, field: &str) -> Vec<&'a str> {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < w.len() {
+                if w[i] == field {
+                    i += 2;
+                } else {
+                    out.push(w[i]);
+                    i += 1;
+                }
+            }
+            out
+        }
+        self.differences.iter().find(|d| {
+            c.split_whitespace().any(|w| w == d.field)
+                && c != model
+                && without(c, d.field) == without(model, d.field)
+        })
+    }
+
+    /// The report's paragraph naming `d` as the reason for a divergence.
+    pub fn difference_text(&self, d: &VersionDifference) -> String {
+        format!(
+            "\nVERSION DIFFERENCE `{}`: this is a {} tree (read in {}) and the model follows \
+             {} (read in {}); the first differing line differs only in `{}`, where the two \
+             kernels differ: {}\n",
+            d.name, self.name, self.read_in, V7_3.name, V7_3.read_in, d.field, d.what
+        )
+    }
+
     /// The kernel's name, in this generation, of the harness's name `harness`.
     pub fn kernel_name<'a>(&self, harness: &'a str) -> &'a str {
         self.renames
@@ -64,7 +112,9 @@ impl Generation {
 
     /// Bytes that change with the generation, for the build's cache key.
     pub fn key_bytes(&self) -> Vec<u8> {
-        [self.name, "\0", self.routes, "\0", self.shims].concat().into_bytes()
+        [self.name, "\0", self.routes, "\0", self.shims]
+            .concat()
+            .into_bytes()
     }
 }
 
@@ -84,6 +134,7 @@ pub const V7_3: Generation = Generation {
     read_in: "v7.3-rc7",
     marker: "mapping_rmap_tree_insert",
     renames: &[],
+    differences: &[],
     routes: "\
 #define mapping_rmap_tree_insert glue_mapping_rmap_tree_insert
 #define mapping_rmap_tree_insert_after glue_mapping_rmap_tree_insert_after
@@ -106,9 +157,13 @@ pub const V7_2: Generation = Generation {
     name: "v7.2",
     read_in: "7.2.13",
     marker: "vma_interval_tree_insert_after",
+    differences: &[ONE_PAGE_OFFSET],
     renames: &[
         ("mapping_rmap_tree_insert", "vma_interval_tree_insert"),
-        ("mapping_rmap_tree_insert_after", "vma_interval_tree_insert_after"),
+        (
+            "mapping_rmap_tree_insert_after",
+            "vma_interval_tree_insert_after",
+        ),
         ("mapping_rmap_tree_remove", "vma_interval_tree_remove"),
         ("anon_rmap_tree_insert", "anon_vma_interval_tree_insert"),
         ("anon_rmap_tree_remove", "anon_vma_interval_tree_remove"),
@@ -128,6 +183,22 @@ pub const V7_2: Generation = Generation {
 	glue_anon_rmap_tree_remove(avc, container_of(root, struct anon_vma, rb_root))
 ",
     shims: V7_2_SHIMS,
+};
+
+/// 7.2's VMA has one page offset; v7.3 added the anonymous one.
+pub const ONE_PAGE_OFFSET: VersionDifference = VersionDifference {
+    name: "one-page-offset",
+    field: "anon_pgoff",
+    what: "7.2.13 has no anonymous page offset: vm_pgoff keys the anon trees too \
+           (mm/interval_tree.c: avc_start_pgoff() is the VMA's vm_pgoff) and indexes anonymous \
+           folios, and mm/vma.c copy_vma() keeps it when mremap moves a VMA (it sets pgoff to \
+           the new address only for an unfaulted anonymous VMA). v7.3-rc7 keeps a second, \
+           anonymous page offset (include/linux/mm.h vma_start_anon_pgoff()) that keys the \
+           anon trees: __mmap_region() sets it to the mapping's address, copy_vma() sets an \
+           unfaulted VMA's to its new address, and can_vma_merge_before()/after() require it \
+           adjacent for a file mapping that is copy-on-write (needs_adjacent_anon_pgoff()). \
+           The harness shows 7.2's vm_pgoff as its anon_pgoff; the model, written to v7.3, \
+           cannot be compared with a 7.2 tree past such a call",
 };
 
 /// The harness's names in 7.2's terms (the C of [`V7_2`]'s `shims`).
@@ -294,7 +365,8 @@ mod tests {
 
     /// Tiny interval_tree.c files in kernel style, with none of the kernel's text: which
     /// functions each defines is all that tells them apart.
-    const OWNER_STYLE: &str = "#include <x.h>\n\nvoid mapping_rmap_tree_insert(int a,\n\t\tint b)\n{\n}\n";
+    const OWNER_STYLE: &str =
+        "#include <x.h>\n\nvoid mapping_rmap_tree_insert(int a,\n\t\tint b)\n{\n}\n";
     const ROOT_STYLE: &str = "static int helper(void)\n{\n\treturn 0;\n}\n\nvoid vma_interval_tree_insert_after(int a, int b,\n\t\tint c)\n{\n}\n";
     const NEITHER: &str = "void interval_tree_put(int a)\n{\n}\n";
 
@@ -348,7 +420,11 @@ mod tests {
         for g in GENERATIONS {
             for op in TREE_OPS {
                 let k = g.kernel_name(op);
-                assert!(g.routes.contains(&format!("#define {k}")), "{}: {k}", g.name);
+                assert!(
+                    g.routes.contains(&format!("#define {k}")),
+                    "{}: {k}",
+                    g.name
+                );
                 assert!(g.routes.contains(&format!("glue_{op}")), "{}: {op}", g.name);
                 if k != *op {
                     assert!(
@@ -362,5 +438,23 @@ mod tests {
             assert_eq!(others, 1, "{}", g.name);
         }
         assert_ne!(V7_3.key_bytes(), V7_2.key_bytes());
+    }
+
+    /// A first difference in the anon_pgoff field alone is named on a 7.2 tree, and nothing
+    /// else is: another field differing, or the same lines on a v7.3 tree.
+    #[test]
+    fn a_difference_in_the_anonymous_page_offset_alone_is_named() {
+        let c = "vma mm0:1 [1, 2) pgoff 0 anon_pgoff 0 file#0 file-backed rw";
+        let m = "vma mm0:1 [1, 2) pgoff 0 anon_pgoff 1 file#0 file-backed rw";
+        assert_eq!(V7_2.explain(c, m).map(|d| d.name), Some("one-page-offset"));
+        assert!(V7_3.explain(c, m).is_none());
+        let other = "vma mm0:1 [1, 3) pgoff 0 anon_pgoff 1 file#0 file-backed rw";
+        assert!(V7_2.explain(c, other).is_none());
+        assert!(V7_2.explain(c, c).is_none());
+        let t = V7_2.difference_text(&ONE_PAGE_OFFSET);
+        assert!(
+            t.contains("VERSION DIFFERENCE `one-page-offset`: this is a v7.2 tree"),
+            "{t}"
+        );
     }
 }

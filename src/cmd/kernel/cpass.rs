@@ -191,6 +191,10 @@ pub(crate) fn run_pass(
                 "{}",
                 divergence_text(prog, scope, d, prep.baseline.is_some())
             )?;
+            let (_, c, m) = d.first_difference();
+            if let Some(v) = prep.built.generation.explain(c, m) {
+                write!(out, "{}", prep.built.generation.difference_text(v))?;
+            }
         }
     } else {
         for s in &notes {
