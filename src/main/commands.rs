@@ -108,7 +108,7 @@ pub(crate) enum Cmd {
         /// The model (default: the baseline).
         #[arg(default_value = rmapcheck::models::BASELINE)]
         model: PathBuf,
-        /// A kernel source tree of the v7.3 era (scripts/fetch-kernel.sh fetches one).
+        /// A kernel source tree, v7.3 or v7.2 (scripts/fetch-kernel.sh fetches one).
         #[arg(long)]
         kernel: PathBuf,
         /// A built-in scope or a scope TOML file (default: default).

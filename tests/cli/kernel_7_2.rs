@@ -3,8 +3,9 @@
 //! `RMAPCHECK_KERNEL_SRC_7_2`: the C harness builds from it through the generation table
 //! (src/charness/generation.rs), holds where the v7.3 model and 7.2's C agree, reports the
 //! divergence the one-page-offset version difference makes, naming it, and catches C mutants
-//! through the routed tree operations (7.2's names, taking the tree's root). Without the
-//! variable each test prints a SKIPPED line: CI does not fetch a 7.2 tree.
+//! through the routed tree operations (7.2's names, taking the tree's root); `cdiff` on it names
+//! the same difference. Without the variable each test prints a SKIPPED line: CI does not fetch
+//! a 7.2 tree.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -127,4 +128,33 @@ fn c_mutants_in_7_2_names_are_caught_through_the_routed_tree_operations() {
             "{spec}: {out}"
         );
     }
+}
+
+/// `cdiff --kernel` builds from a 7.2 tree too; at depth 2 every sequence that differs differs
+/// first in the anonymous page offset alone, and cdiff says so.
+#[test]
+fn cdiff_on_a_7_2_tree_differs_only_by_the_one_page_offset_at_depth_two() {
+    let Some(t) = tree_7_2() else { return };
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["cdiff", "--kernel"])
+        .arg(&t)
+        .args(["--max-depth", "2", "--quiet", "--show", "0"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let n = out
+        .split("MISMATCHES: ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_ne!(n, "0", "{out}");
+    assert!(
+        out.contains(&format!(
+            "  {n} of them first differ in `anon_pgoff` alone: the version difference \
+             `one-page-offset` of this v7.2 tree"
+        )),
+        "{out}"
+    );
 }
