@@ -77,7 +77,9 @@ static bool contract_sane_pgoff(struct vm_area_struct *vma, unsigned long pgoff)
  * - not next: prev becomes [prev->vm_start, end) at pgoff and middle's start moves up to end
  *   (__adjust_middle_start, prev the target).
  * The VMA whose start stays keeps its anonymous page offset, except one with no file, whose
- * two offsets are one. Both VMAs are write-locked first, as the merge code does.
+ * two offsets are one. Both VMAs are write-locked first, as the merge code does. A tree
+ * generation may refuse a pgoff for the kept VMA (glue_kept_pgoff_allowed(), generated from
+ * src/charness/generation.rs: 7.2 has one page offset, so a VMA with an anon_vma keeps its own).
  */
 static long call_contract_adjust(struct mm_struct *mm, unsigned long start, unsigned long end,
 				 unsigned long pgoff, bool next)
@@ -102,7 +104,7 @@ static long call_contract_adjust(struct mm_struct *mm, unsigned long start, unsi
 	}
 	/* the VMA that keeps its start and takes pgoff: middle when next moves, else prev */
 	kept = next ? middle : other;
-	if (!contract_sane_pgoff(kept, pgoff))
+	if (!contract_sane_pgoff(kept, pgoff) || !glue_kept_pgoff_allowed(kept, pgoff))
 		goto out;
 	/* init_multi_vma_prep()'s VM_WARN_ON: two anon_vmas cannot become one */
 	if (middle->anon_vma && other->anon_vma && middle->anon_vma != other->anon_vma)
@@ -113,7 +115,7 @@ static long call_contract_adjust(struct mm_struct *mm, unsigned long start, unsi
 	vmg.start = kept->vm_start;
 	vmg.end = pg(end);
 	vmg.pgoff = pgoff;
-	vmg.anon_pgoff = kept->vm_file ? vma_start_anon_pgoff(kept) : pgoff;
+	glue_vmg_set_anon_pgoff(&vmg, kept->vm_file ? vma_start_anon_pgoff(kept) : pgoff);
 	vmg.vm_flags = middle->vm_flags;
 	vmg.file = middle->vm_file;
 	vmg.anon_vma = middle->anon_vma;

@@ -240,15 +240,14 @@ int glue_mmap_file(struct file *file, struct vm_area_struct *vma);
 /* ---- the real rmap code, compiled after mm/vma.c ------------------------------------ */
 
 /*
- * mm/vma.c calls these by their kernel names; the names are routed to the glue's checked
- * wrappers (glue.c), which check the lock and then call the kernel's function from
- * mm/interval_tree.c (built under the __real_ names).
+ * mm/vma.c and mm/rmap.c call these by their kernel names; generation.h (written at build time
+ * from the tree's generation, src/charness/generation.rs) routes those names to the glue's
+ * checked wrappers (glue.c), which take the tree's owner, check the lock and then call the
+ * kernel's function from mm/interval_tree.c (built under the __real_ names). The glue is
+ * written in v7.3's names; an older tree's are mapped to them there and at the end of
+ * rmap_gen.c.
  */
-#define mapping_rmap_tree_insert glue_mapping_rmap_tree_insert
-#define mapping_rmap_tree_insert_after glue_mapping_rmap_tree_insert_after
-#define mapping_rmap_tree_remove glue_mapping_rmap_tree_remove
-#define anon_rmap_tree_insert glue_anon_rmap_tree_insert
-#define anon_rmap_tree_remove glue_anon_rmap_tree_remove
+#include "generation.h"
 
 void glue_mapping_rmap_tree_insert(struct vm_area_struct *vma, struct address_space *mapping);
 void glue_mapping_rmap_tree_insert_after(struct vm_area_struct *vma,

@@ -12,6 +12,7 @@
 //! [`CUSTOM_REMOVED`](super::replaced::CUSTOM_REMOVED) and docs/CDIFF.md.
 
 use super::csource::{self, Def};
+use super::generation::{self, Generation, TREE_OPS};
 use super::lock_wrappers;
 use super::precedence;
 use super::replaced::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
@@ -49,16 +50,7 @@ fn glue_files() -> Result<Vec<(&'static str, String)>, String> {
 }
 
 /// Changed whenever the build steps below change, so old cache entries are not reused.
-const BUILD_VERSION: &str = "charness-build 7";
-
-/// The tree operations mm/vma.c calls, routed through the glue's lock-checking wrappers.
-const TREE_OPS: &[&str] = &[
-    "mapping_rmap_tree_insert",
-    "mapping_rmap_tree_insert_after",
-    "mapping_rmap_tree_remove",
-    "anon_rmap_tree_insert",
-    "anon_rmap_tree_remove",
-];
+const BUILD_VERSION: &str = "charness-build 8";
 
 /// A built harness.
 #[derive(Clone, Debug)]
@@ -66,6 +58,8 @@ pub struct Built {
     pub binary: PathBuf,
     /// The tree's release (its Makefile's VERSION.PATCHLEVEL.SUBLEVEL-EXTRAVERSION).
     pub release: String,
+    /// The tree's generation ([`generation::detect`]).
+    pub generation: &'static Generation,
     /// False when the cached build was reused.
     pub compiled: bool,
     /// The tests' stubs cut out because the harness compiles the real function
@@ -184,8 +178,8 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// The cache key: XXH3-64 over the build version, the glue and every input file (path and
-/// bytes), as 16 hex digits.
+/// The cache key: XXH3-64 over the build version, the tree's generation (its name and C,
+/// [`generation`]), the glue and every input file (path and bytes), as 16 hex digits.
 pub fn key(tree: &Path) -> Result<String, String> {
     key_salted(tree, &[])
 }
@@ -195,6 +189,7 @@ pub fn key(tree: &Path) -> Result<String, String> {
 pub fn key_salted(tree: &Path, salt: &[u8]) -> Result<String, String> {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(BUILD_VERSION.as_bytes());
+    h.update(&generation::detect(tree)?.key_bytes());
     h.update(salt);
     for (n, t) in glue_files()? {
         h.update(n.as_bytes());
@@ -265,6 +260,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
     }
     let release = release(&tree)?;
     older_tree(&tree, &release)?;
+    let generation = generation::detect(&tree)?;
     let salt = match instrument {
         Instrument::None => salt.to_vec(),
         Instrument::Gcov => [salt, b"\0coverage"].concat(),
@@ -277,6 +273,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
         return Ok(Built {
             binary,
             release,
+            generation,
             compiled: false,
             superseded,
             seconds: t0.elapsed().as_secs_f64(),
@@ -288,7 +285,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
         .prefix(".build.")
         .tempdir_in(cache_root())
         .map_err(|e| format!("{}: {e}", cache_root().display()))?;
-    prepare(&tree, work.path())?;
+    prepare(&tree, generation, work.path())?;
     let vma = work.path().join("tools/testing/vma");
     let mut make = Command::new("make");
     make.arg("-C").arg(&vma).arg(format!("-j{}", jobs()));
@@ -309,9 +306,15 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
     if !out.status.success() {
         let log = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = log.lines().rev().take(30).collect();
+        // for working on the glue or a generation: the failed build directory, kept
+        let kept = match std::env::var_os("RMAPCHECK_KEEP_FAILED_BUILD") {
+            Some(_) => format!(" (build directory kept: {})", work.keep().display()),
+            None => String::new(),
+        };
         return Err(format!(
-            "building the C harness from {} failed ({}):\n{}",
+            "building the C harness from {} (a {} tree) failed ({}){kept}:\n{}",
             tree.display(),
+            generation.name,
             out.status,
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         ));
@@ -330,6 +333,7 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
     Ok(Built {
         binary,
         release,
+        generation,
         compiled: true,
         superseded,
         seconds: t0.elapsed().as_secs_f64(),
@@ -365,7 +369,7 @@ fn copy_dir(src: &Path, dst: &Path) -> Result<(), String> {
 
 /// Lay out the build directory `b`: links to the tree's directories, a copy of
 /// tools/testing/vma edited as described in the module docs, the generated files and the glue.
-fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
+fn prepare(tree: &Path, generation: &Generation, b: &Path) -> Result<(), String> {
     let mk = |p: &Path| std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()));
     mk(&b.join("tools/testing"))?;
     for d in ["mm", "lib", "include", "arch"] {
@@ -387,7 +391,7 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
         write(&p, &f(&t, &format!("tools/testing/vma/{name}"))?)
     };
     edit("include/stubs.h", &|t, w| {
-        csource::remove(t, w, STUBS_REMOVED, Def::Function)
+        csource::remove(t, w, &generation.kernel_names(STUBS_REMOVED), Def::Function)
     })?;
     edit("include/custom.h", &|t, w| {
         let t = csource::remove(t, w, CUSTOM_REMOVED, Def::Function)?;
@@ -395,10 +399,10 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
     })?;
     // a stub of any function the harness compiles from the tree gives way to the real one
     let real = precedence::real_functions(tree)?;
-    for (file, removed) in precedence::STUB_FILES {
+    for (file, removed) in precedence::stub_files(generation) {
         if v.join(file).is_file() {
             edit(file, &|t, w| {
-                precedence::cut(t, w, &precedence::superseded(t, &real, removed))
+                precedence::cut(t, w, &precedence::superseded(t, &real, &removed))
             })?;
         }
     }
@@ -429,8 +433,21 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
             csource::extract(&rmap_h, &["anon_vma_chain", "anon_vma"], Def::Struct)?
         ),
     )?;
-    let helpers = tree_helpers(tree)?;
-    write(&v.join("rmap_gen.c"), &rmap_gen(tree, &helpers)?)?;
+    write(
+        &v.join("generation.h"),
+        &format!(
+            "/* generated by rmapcheck at build time: a {} tree's tree operations routed to the\n \
+             * glue's checked wrappers (src/charness/generation.rs) */\n\
+             #ifndef RMAPCHECK_GENERATION_H\n#define RMAPCHECK_GENERATION_H\n{}#endif\n",
+            generation.name, generation.routes
+        ),
+    )?;
+    let tree_ops = generation.kernel_names(TREE_OPS);
+    let helpers = tree_helpers(tree, &tree_ops)?;
+    write(
+        &v.join("rmap_gen.c"),
+        &rmap_gen(tree, generation, &helpers)?,
+    )?;
     write(
         &v.join("rmap_helpers.c"),
         &lock_wrappers::wrappers(&helpers),
@@ -440,7 +457,7 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
         &v.join("rmap_protos.h"),
         &format!(
             "/* generated by rmapcheck at build time from the tree's mm/interval_tree.c */\n{}\n",
-            csource::prototypes(&csource::read(&tree.join("mm/interval_tree.c"))?, TREE_OPS)
+            csource::prototypes(&csource::read(&tree.join("mm/interval_tree.c"))?, &tree_ops)
         ),
     )?;
     for (n, t) in glue_files()? {
@@ -449,12 +466,13 @@ fn prepare(tree: &Path, b: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The functions mm/interval_tree.c exports beside [`TREE_OPS`] that change a tree and get a
-/// lock-checking wrapper ([`lock_wrappers`]); an error names one that could not be wrapped.
-fn tree_helpers(tree: &Path) -> Result<Vec<lock_wrappers::Helper>, String> {
+/// The functions mm/interval_tree.c exports beside the tree operations `tree_ops` (their kernel
+/// names) that change a tree and get a lock-checking wrapper ([`lock_wrappers`]); an error
+/// names one that could not be wrapped.
+fn tree_helpers(tree: &Path, tree_ops: &[&str]) -> Result<Vec<lock_wrappers::Helper>, String> {
     let it = tree.join("mm/interval_tree.c");
     let (found, unchecked) =
-        lock_wrappers::helpers(&csource::exported(&csource::read(&it)?, TREE_OPS));
+        lock_wrappers::helpers(&csource::exported(&csource::read(&it)?, tree_ops));
     match unchecked.first() {
         None => Ok(found),
         Some(name) => Err(format!(
@@ -465,15 +483,21 @@ fn tree_helpers(tree: &Path) -> Result<Vec<lock_wrappers::Helper>, String> {
     }
 }
 
-/// The generated rmap_gen.c: mm/interval_tree.c (its functions named `__real_*`, behind the
-/// glue's wrappers), `vma_last_pgoff`, `get_anon_vma`/`put_anon_vma` and the mm/rmap.c
-/// functions of [`RMAP_FUNCTIONS`](super::replaced::RMAP_FUNCTIONS), allocating through the glue's registry.
-fn rmap_gen(tree: &Path, helpers: &[lock_wrappers::Helper]) -> Result<String, String> {
+/// The generated rmap_gen.c: mm/interval_tree.c (its tree operations named `__real_*`, behind
+/// the glue's wrappers), `vma_last_pgoff`, `get_anon_vma`/`put_anon_vma` and the mm/rmap.c
+/// functions of [`RMAP_FUNCTIONS`](super::replaced::RMAP_FUNCTIONS), allocating through the
+/// glue's registry. The generation's shims follow mm/interval_tree.c.
+fn rmap_gen(
+    tree: &Path,
+    generation: &Generation,
+    helpers: &[lock_wrappers::Helper],
+) -> Result<String, String> {
     let mut g = vec![
         "/* generated by rmapcheck at build time from the tree's mm/interval_tree.c,\n * include/linux/mm.h, mm/internal.h and mm/rmap.c */".to_string(),
         "#include <linux/interval_tree_generic.h>".to_string(),
     ];
-    for op in TREE_OPS {
+    let tree_ops = generation.kernel_names(TREE_OPS);
+    for op in &tree_ops {
         g.push(format!("#undef {op}\n#define {op} __real_{op}"));
     }
     g.push(format!(
@@ -489,9 +513,14 @@ fn rmap_gen(tree: &Path, helpers: &[lock_wrappers::Helper]) -> Result<String, St
     g.push(before);
     g.push(csource::drop_includes(&csource::read(&it)?));
     g.push(after);
-    for op in TREE_OPS {
-        g.push(format!("#undef {op}\n#define {op} glue_{op}"));
+    for op in &tree_ops {
+        g.push(format!("#undef {op}"));
     }
+    g.push(generation.routes.to_string());
+    g.push(format!(
+        "/* the harness's names in a {} tree's terms (src/charness/generation.rs) */\n{}",
+        generation.name, generation.shims
+    ));
     g.push(csource::extract(
         &tree.join("mm/internal.h"),
         &["get_anon_vma", "put_anon_vma"],

@@ -7,7 +7,8 @@
 //! The API, in the order a user needs it:
 //! - [`build()`] (and [`build::build_salted`], [`build::build_covered`] for a patched copy):
 //!   the harness binary of a tree, cached by a hash of its inputs ([`csource`],
-//!   [`precedence`], [`replaced`], [`lock_wrappers`] are the build-time surgery);
+//!   [`precedence`], [`replaced`], [`lock_wrappers`] are the build-time surgery; [`generation`] the
+//!   table of the kernel trees it builds from and their names for what the glue calls);
 //! - [`Harness`]: the process and its line protocol: [`Harness::reset`], [`Harness::call`],
 //!   [`Harness::dump`] (read by [`cdump::parse`]; a dump whose notes overflowed
 //!   the glue's table is a harness error), and their pipelined forms for a replay
@@ -24,6 +25,7 @@ pub mod canon;
 pub mod cdump;
 pub mod csource;
 pub mod edges;
+pub mod generation;
 pub mod harness;
 pub mod lock_wrappers;
 pub mod model;

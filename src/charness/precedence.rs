@@ -9,6 +9,7 @@
 //! first, and are not counted again here.
 
 use super::csource;
+use super::generation::{self, Generation};
 use super::replaced::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -25,12 +26,15 @@ const BUILT_WHOLE: &[&str] = &[
 const BUILT_ONE_BY_ONE: &[&str] = &["get_anon_vma", "put_anon_vma", "vma_last_pgoff"];
 
 /// The tests' headers that hold stubs (relative to tools/testing/vma), with the names the
-/// build already removes from each. Older trees kept their stubs in vma_internal.h.
-pub const STUB_FILES: &[(&str, &[&str])] = &[
-    ("include/stubs.h", STUBS_REMOVED),
-    ("include/custom.h", CUSTOM_REMOVED),
-    ("vma_internal.h", &[]),
-];
+/// build already removes from each, as the tree's `generation` spells them. Older trees kept
+/// their stubs in vma_internal.h.
+pub fn stub_files(generation: &Generation) -> [(&'static str, Vec<&'static str>); 3] {
+    [
+        ("include/stubs.h", generation.kernel_names(STUBS_REMOVED)),
+        ("include/custom.h", generation.kernel_names(CUSTOM_REMOVED)),
+        ("vma_internal.h", Vec::new()),
+    ]
+}
 
 /// The names of the functions the harness compiles from the kernel files of `tree`.
 pub fn real_functions(tree: &Path) -> Result<BTreeSet<String>, String> {
@@ -50,7 +54,7 @@ pub fn real_functions(tree: &Path) -> Result<BTreeSet<String>, String> {
     Ok(out)
 }
 
-/// The stubs of the header `text` (one of [`STUB_FILES`], whose build already removes
+/// The stubs of the header `text` (one of [`stub_files`], whose build already removes
 /// `removed`) that a real function of `real` supersedes, in the header's order.
 pub fn superseded(text: &str, real: &BTreeSet<String>, removed: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -67,12 +71,12 @@ pub fn superseded(text: &str, real: &BTreeSet<String>, removed: &[&str]) -> Vec<
 pub fn superseded_in_tree(tree: &Path) -> Result<Vec<String>, String> {
     let real = real_functions(tree)?;
     let mut out = Vec::new();
-    for (file, removed) in STUB_FILES {
+    for (file, removed) in stub_files(generation::detect(tree)?) {
         let p = tree.join("tools/testing/vma").join(file);
         if !p.is_file() {
             continue;
         }
-        for n in superseded(&csource::read(&p)?, &real, removed) {
+        for n in superseded(&csource::read(&p)?, &real, &removed) {
             out.push(format!("tools/testing/vma/{file}: {n}"));
         }
     }

@@ -23,6 +23,7 @@ mod findings;
 mod fuzz_cli;
 mod import_graph;
 mod kdiff;
+mod kernel_7_2;
 mod kernel_tree;
 mod layering;
 mod minimise_cli;

@@ -190,7 +190,7 @@ const KERNEL_REFUSES: [&str; 8] = [
 /// (turned into [`crate::cmd::kernel::ccheck::CcheckArgs`]).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct KernelOpts {
-    /// Search the C of this kernel tree (v7.3 era; scripts/fetch-kernel.sh fetches one)
+    /// Search the C of this kernel tree (v7.3 or v7.2; scripts/fetch-kernel.sh fetches one)
     /// instead of the models: the positional model, if any, only chooses the calls offered.
     /// The model-search flags the C search does not honour are refused with it (exit 2).
     #[arg(long, conflicts_with_all = KERNEL_REFUSES)]

@@ -22,7 +22,7 @@ pub struct CdiffArgs {
     /// The model (default: the baseline).
     #[arg(default_value = crate::models::BASELINE)]
     pub model: PathBuf,
-    /// A kernel source tree of the v7.3 era (scripts/fetch-kernel.sh fetches one).
+    /// A kernel source tree, v7.3 or v7.2 (scripts/fetch-kernel.sh fetches one).
     #[arg(long)]
     pub kernel: PathBuf,
     /// A built-in scope or a scope TOML file (default: default).
@@ -269,8 +269,37 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             r.sequences,
             r.mismatches.len().min(a.show)
         )?;
+        version_differences(out, &r.mismatches, b.generation)?;
         Ok(Exit::Found)
     }
+}
+
+/// How many of the mismatches first differ in a field where the tree's generation is known to
+/// differ from the v7.3 model (a line per version difference; nothing on a v7.3 tree). They stay
+/// mismatches: the model is not compared with that tree's C past them.
+fn version_differences(
+    out: &mut dyn Write,
+    mismatches: &[crate::cdiff::mismatch::Mismatch],
+    g: &crate::charness::generation::Generation,
+) -> std::io::Result<()> {
+    for v in g.differences {
+        let n = mismatches
+            .iter()
+            .filter(|m| {
+                let first = m.c.iter().zip(&m.model).find(|(c, mo)| c != mo);
+                first.and_then(|(c, mo)| g.explain(c, mo)).map(|x| x.name) == Some(v.name)
+            })
+            .count();
+        if n > 0 {
+            writeln!(
+                out,
+                "  {n} of them first differ in `{}` alone: the version difference `{}` of this {} \
+                 tree (read in {}): {}",
+                v.field, v.name, g.name, g.read_in, v.what
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The entry points and what each becomes, for `--list` style documentation and tests.

@@ -187,6 +187,10 @@ pub(crate) fn run_pass(
                 "{}",
                 divergence_text(prog, scope, d, prep.baseline.is_some())
             )?;
+            let (_, c, m) = d.first_difference();
+            if let Some(v) = prep.built.generation.explain(c, m) {
+                write!(out, "{}", prep.built.generation.difference_text(v))?;
+            }
         }
     } else {
         for s in &notes {
@@ -214,6 +218,7 @@ pub(crate) fn run_pass(
             "calls": d.calls.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
             "c_world": d.c,
             "model_world": d.model,
+            "version_difference": version_difference(prep.built.generation, d),
         })),
         "first": failure.map_or(serde_json::Value::Null, |f| {
             crate::ccheck::consequence::finding_json(f, calls.len())
@@ -241,6 +246,19 @@ pub(crate) fn run_pass(
         json,
         cex: failure.cloned().zip(kcalls).map(|(f, k)| (k, f)),
     })
+}
+
+/// The known version difference of the tree's generation that explains divergence `d`, as
+/// JSON (null when none does).
+fn version_difference(
+    g: &crate::charness::generation::Generation,
+    d: &ccheck::diverge::Divergence,
+) -> serde_json::Value {
+    let (_, c, m) = d.first_difference();
+    g.explain(c, m).map_or(
+        serde_json::Value::Null,
+        |v| serde_json::json!({"name": v.name, "tree_generation": g.name, "what": v.what}),
+    )
 }
 
 /// The first divergence: the calls in kernel form and cdiff of the two worlds.

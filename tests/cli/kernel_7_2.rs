@@ -1,0 +1,160 @@
+//! `rmapcheck check --kernel` on a v7.2 tree (Debian's linux-source-7.2, which
+//! `scripts/fetch-kernel.sh --package linux-source-7.2` unpacks), named by
+//! `RMAPCHECK_KERNEL_SRC_7_2`: the C harness builds from it through the generation table
+//! (src/charness/generation.rs), holds where the v7.3 model and 7.2's C agree, reports the
+//! divergence the one-page-offset version difference makes, naming it, and catches C mutants
+//! through the routed tree operations (7.2's names, taking the tree's root); `cdiff` on it names
+//! the same difference. Without the variable each test prints a SKIPPED line: CI does not fetch
+//! a 7.2 tree.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The 7.2 tree, or `None` (and a SKIPPED line) without `RMAPCHECK_KERNEL_SRC_7_2`.
+fn tree_7_2() -> Option<PathBuf> {
+    match std::env::var_os("RMAPCHECK_KERNEL_SRC_7_2").map(PathBuf::from) {
+        Some(t) if t.join("mm/vma.c").is_file() => Some(t),
+        Some(t) => panic!(
+            "RMAPCHECK_KERNEL_SRC_7_2={} is not a kernel tree (no mm/vma.c)",
+            t.display()
+        ),
+        None => {
+            eprintln!(
+                "SKIPPED: no 7.2 kernel tree (set RMAPCHECK_KERNEL_SRC_7_2 to the path \
+                 scripts/fetch-kernel.sh --package linux-source-7.2 prints)"
+            );
+            None
+        }
+    }
+}
+
+/// `check --kernel TREE ARGS` in the crate's directory.
+fn check(tree: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("check")
+        .arg("--kernel")
+        .arg(tree)
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_7_2_tree_builds_and_holds_at_depth_one() {
+    let Some(t) = tree_7_2() else { return };
+    let (rc, out, err) = check(&t, &["--scope", "default", "--max-depth", "1"]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(out.contains("(7.2."), "{out}");
+    assert!(out.contains("holds up to depth 1"), "{out}");
+}
+
+/// An unfaulted private file mapping moved by mremap: v7.3's copy_vma() gives it the new
+/// address as its anonymous page offset, 7.2's keeps vm_pgoff, which is its anon key. The
+/// search stops there (exit 4), names the version difference, and runs no later pass.
+#[test]
+fn every_pass_on_a_7_2_tree_stops_at_the_one_page_offset_difference() {
+    let Some(t) = tree_7_2() else { return };
+    let (rc, out, err) = check(&t, &[]);
+    assert_eq!(rc, 4, "{out}{err}");
+    assert!(
+        out.contains("[callers]: DIVERGES: the model diverges from the kernel's C after call 2"),
+        "{out}"
+    );
+    assert!(out.contains("sys_mremap_move(mm#0,"), "{out}");
+    assert!(
+        out.contains("VERSION DIFFERENCE `one-page-offset`: this is a v7.2 tree"),
+        "{out}"
+    );
+    assert!(out.contains("differs only in `anon_pgoff`"), "{out}");
+    assert!(out.contains("[extended]: not run"), "{out}");
+    assert!(!out.contains("COUNTEREXAMPLE"), "{out}");
+}
+
+/// A C mutant of cmutants/ written again in 7.2's names of the tree operations (generated
+/// here, no kernel text committed): `(v7.3 spelling, 7.2 spelling)` swapped in its anchors.
+fn in_7_2_names(spec: &str, dir: &Path) -> PathBuf {
+    const NAMES: &[(&str, &str)] = &[
+        (
+            "mapping_rmap_tree_remove(vp->vma, vp->mapping)",
+            "vma_interval_tree_remove(vp->vma, &vp->mapping->i_mmap)",
+        ),
+        ("mapping_rmap_tree_insert(", "vma_interval_tree_insert("),
+    ];
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("cmutants")
+        .join(spec);
+    let mut text = std::fs::read_to_string(&src).unwrap();
+    for (new, old) in NAMES {
+        text = text.replace(new, old);
+    }
+    let out = dir.join(spec);
+    std::fs::write(&out, text).unwrap();
+    out
+}
+
+/// The glue's wrappers check 7.2's tree operations as they check v7.3's: a lock released
+/// before the re-inserts is `lock-discipline`, a second remove of one VMA `tree-precondition`
+/// (the owner the routes recover from the tree's root is the right one).
+#[test]
+fn c_mutants_in_7_2_names_are_caught_through_the_routed_tree_operations() {
+    let Some(t) = tree_7_2() else { return };
+    let d = tempfile::tempdir().unwrap();
+    for (spec, caught_by) in [
+        ("i-mmap-unlock-early.toml", "lock-discipline"),
+        ("remove-vma-twice.toml", "tree-precondition"),
+    ] {
+        let s = in_7_2_names(spec, d.path());
+        let (rc, out, err) = check(
+            &t,
+            &[
+                "--c-mutant",
+                s.to_str().unwrap(),
+                "--scope",
+                "default",
+                "--max-depth",
+                "2",
+            ],
+        );
+        assert_eq!(rc, 1, "{spec}: {out}{err}");
+        assert!(
+            out.contains(&format!("COUNTEREXAMPLE in the C: {caught_by} after call")),
+            "{spec}: {out}"
+        );
+    }
+}
+
+/// `cdiff --kernel` builds from a 7.2 tree too; at depth 2 every sequence that differs differs
+/// first in the anonymous page offset alone, and cdiff says so.
+#[test]
+fn cdiff_on_a_7_2_tree_differs_only_by_the_one_page_offset_at_depth_two() {
+    let Some(t) = tree_7_2() else { return };
+    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["cdiff", "--kernel"])
+        .arg(&t)
+        .args(["--max-depth", "2", "--quiet", "--show", "0"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let n = out
+        .split("MISMATCHES: ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_ne!(n, "0", "{out}");
+    assert!(
+        out.contains(&format!(
+            "  {n} of them first differ in `anon_pgoff` alone: the version difference \
+             `one-page-offset` of this v7.2 tree"
+        )),
+        "{out}"
+    );
+}
