@@ -256,7 +256,7 @@ pub type OnProgress<'a> = &'a mut dyn FnMut(&Progress);
 
 #[cfg(test)]
 mod tests {
-    use super::Progress;
+    use super::*;
 
     #[test]
     fn a_progress_line_names_each_figure() {
