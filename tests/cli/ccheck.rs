@@ -232,17 +232,7 @@ fn have_cc() -> bool {
 }
 
 fn repro(file: &std::path::Path) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("repro")
-        .arg(file)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    super::cpatch::rmapcheck(&["repro".as_ref(), file.as_os_str()])
 }
 
 #[test]

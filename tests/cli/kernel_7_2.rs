@@ -7,8 +7,8 @@
 //! the same difference. Without the variable each test prints a SKIPPED line: CI does not fetch
 //! a 7.2 tree.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The 7.2 tree, or `None` (and a SKIPPED line) without `RMAPCHECK_KERNEL_SRC_7_2`.
 fn tree_7_2() -> Option<PathBuf> {
@@ -30,20 +30,10 @@ fn tree_7_2() -> Option<PathBuf> {
 
 /// `check --kernel TREE ARGS` in the crate's directory.
 fn check(tree: &Path, args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("check")
-        .arg("--kernel")
-        .arg(tree)
-        .arg("--quiet")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let mut all: Vec<&OsStr> = vec!["check".as_ref(), "--kernel".as_ref(), tree.as_os_str()];
+    all.push("--quiet".as_ref());
+    all.extend(args.iter().map(OsStr::new));
+    super::cpatch::rmapcheck(&all)
 }
 
 #[test]
@@ -135,15 +125,11 @@ fn c_mutants_in_7_2_names_are_caught_through_the_routed_tree_operations() {
 #[test]
 fn cdiff_on_a_7_2_tree_differs_only_by_the_one_page_offset_at_depth_two() {
     let Some(t) = tree_7_2() else { return };
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["cdiff", "--kernel"])
-        .arg(&t)
-        .args(["--max-depth", "2", "--quiet", "--show", "0"])
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}");
+    let args = ["cdiff", "--kernel"].map(OsStr::new).into_iter();
+    let rest = ["--max-depth", "2", "--quiet", "--show", "0"].map(OsStr::new);
+    let all: Vec<&OsStr> = args.chain([t.as_os_str()]).chain(rest).collect();
+    let (rc, out, _) = super::cpatch::rmapcheck(&all);
+    assert_eq!(rc, 1, "{out}");
     let n = out
         .split("MISMATCHES: ")
         .nth(1)
