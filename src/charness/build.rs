@@ -181,15 +181,15 @@ fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 /// The cache key: XXH3-64 over the build version, the tree's generation (its name and C,
 /// [`generation`]), the glue and every input file (path and bytes), as 16 hex digits.
 pub fn key(tree: &Path) -> Result<String, String> {
-    key_salted(tree, &[])
+    key_salted(tree, generation::detect(tree)?, &[])
 }
 
-/// [`key`] with `salt` (the patches and edits a patched copy of a tree was made with) hashed
-/// in too.
-pub fn key_salted(tree: &Path, salt: &[u8]) -> Result<String, String> {
+/// [`key`] of a tree of `generation`, with `salt` (the patches and edits a patched copy of a
+/// tree was made with) hashed in too.
+pub fn key_salted(tree: &Path, generation: &Generation, salt: &[u8]) -> Result<String, String> {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(BUILD_VERSION.as_bytes());
-    h.update(&generation::detect(tree)?.key_bytes());
+    h.update(&generation.key_bytes());
     h.update(salt);
     for (n, t) in glue_files()? {
         h.update(n.as_bytes());
@@ -266,8 +266,8 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
         Instrument::Gcov => [salt, b"\0coverage"].concat(),
         Instrument::Edges => [salt, b"\0fuzz-edges"].concat(),
     };
-    let superseded = precedence::superseded_in_tree(&tree)?;
-    let dir = cache_root().join(key_salted(&tree, &salt)?);
+    let superseded = precedence::superseded_in_tree(&tree, generation)?;
+    let dir = cache_root().join(key_salted(&tree, generation, &salt)?);
     let binary = dir.join("tools/testing/vma/harness");
     if binary.is_file() {
         return Ok(Built {

@@ -99,15 +99,7 @@ impl Generation {
 
     /// `names` (harness names) as this generation's kernel spells them.
     pub fn kernel_names(&self, names: &[&'static str]) -> Vec<&'static str> {
-        names
-            .iter()
-            .map(|n| {
-                self.renames
-                    .iter()
-                    .find(|(h, _)| h == n)
-                    .map_or(*n, |(_, k)| *k)
-            })
-            .collect()
+        names.iter().map(|n| self.kernel_name(n)).collect()
     }
 
     /// Bytes that change with the generation, for the build's cache key.

@@ -9,7 +9,7 @@
 //! first, and are not counted again here.
 
 use super::csource;
-use super::generation::{self, Generation};
+use super::generation::Generation;
 use super::replaced::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -66,12 +66,12 @@ pub fn superseded(text: &str, real: &BTreeSet<String>, removed: &[&str]) -> Vec<
     out
 }
 
-/// Every stub the build of `tree` cuts out because the harness compiles the real function:
-/// `tools/testing/vma/FILE: NAME` lines, for the report.
-pub fn superseded_in_tree(tree: &Path) -> Result<Vec<String>, String> {
+/// Every stub the build of `tree` (of `generation`) cuts out because the harness compiles the
+/// real function: `tools/testing/vma/FILE: NAME` lines, for the report.
+pub fn superseded_in_tree(tree: &Path, generation: &Generation) -> Result<Vec<String>, String> {
     let real = real_functions(tree)?;
     let mut out = Vec::new();
-    for (file, removed) in stub_files(generation::detect(tree)?) {
+    for (file, removed) in stub_files(generation) {
         let p = tree.join("tools/testing/vma").join(file);
         if !p.is_file() {
             continue;
