@@ -120,6 +120,20 @@ pub const TREE_OPS: &[&str] = &[
     "anon_rmap_tree_remove",
 ];
 
+/// The routes of the harness's (v7.3's) names of the tree operations to the glue's checked
+/// wrappers: v7.3's own routes, and in an older generation's shims the glue's own calls.
+macro_rules! owner_routes {
+    () => {
+        "\
+#define mapping_rmap_tree_insert glue_mapping_rmap_tree_insert
+#define mapping_rmap_tree_insert_after glue_mapping_rmap_tree_insert_after
+#define mapping_rmap_tree_remove glue_mapping_rmap_tree_remove
+#define anon_rmap_tree_insert glue_anon_rmap_tree_insert
+#define anon_rmap_tree_remove glue_anon_rmap_tree_remove
+"
+    };
+}
+
 /// v7.3 (read in v7.3-rc7): the names the glue is written in.
 pub const V7_3: Generation = Generation {
     name: "v7.3",
@@ -127,13 +141,7 @@ pub const V7_3: Generation = Generation {
     marker: "mapping_rmap_tree_insert",
     renames: &[],
     differences: &[],
-    routes: "\
-#define mapping_rmap_tree_insert glue_mapping_rmap_tree_insert
-#define mapping_rmap_tree_insert_after glue_mapping_rmap_tree_insert_after
-#define mapping_rmap_tree_remove glue_mapping_rmap_tree_remove
-#define anon_rmap_tree_insert glue_anon_rmap_tree_insert
-#define anon_rmap_tree_remove glue_anon_rmap_tree_remove
-",
+    routes: owner_routes!(),
     shims: "\
 /* a boundary move may give the VMA that keeps its start any file offset (cglue/contract.c) */
 static inline bool glue_kept_pgoff_allowed(struct vm_area_struct *vma, pgoff_t pgoff)
@@ -202,7 +210,8 @@ pub const ONE_PAGE_OFFSET: VersionDifference = VersionDifference {
 };
 
 /// The harness's names in 7.2's terms (the C of [`V7_2`]'s `shims`).
-const V7_2_SHIMS: &str = "\
+const V7_2_SHIMS: &str = concat!(
+    "\
 /* the tree operations the glue's wrappers run, on the owner's tree */
 static inline void __real_mapping_rmap_tree_insert(struct vm_area_struct *vma,
 						   struct address_space *mapping)
@@ -330,12 +339,9 @@ static inline bool vma_is_attached(struct vm_area_struct *vma)
 }
 
 /* the glue's own calls of the tree operations (dup_mmap()'s insert_after, calls.c) */
-#define mapping_rmap_tree_insert glue_mapping_rmap_tree_insert
-#define mapping_rmap_tree_insert_after glue_mapping_rmap_tree_insert_after
-#define mapping_rmap_tree_remove glue_mapping_rmap_tree_remove
-#define anon_rmap_tree_insert glue_anon_rmap_tree_insert
-#define anon_rmap_tree_remove glue_anon_rmap_tree_remove
-
+",
+    owner_routes!(),
+    "
 /* the calls the glue makes with v7.3's arguments, made with 7.2's */
 #define copy_vma(vmap, addr, len, pgoff, anon_pgoff, need_rmap_locks, keep_source) \\
 	(copy_vma)(vmap, addr, len, pgoff, need_rmap_locks, keep_source)
@@ -343,7 +349,8 @@ static inline bool vma_is_attached(struct vm_area_struct *vma)
 	(vma_shrink)(vmi, vma, (vma)->vm_start, end, (vma)->vm_pgoff)
 #define mmap_region(file, addr, len, vma_flags, pgoff, uf) \\
 	(mmap_region)(file, addr, len, vma_flags_to_legacy(vma_flags), pgoff, uf)
-";
+"
+);
 
 /// The functions the glue calls that every generation's shims define (cglue/contract.c).
 pub const GLUE_HOOKS: &[&str] = &["glue_vmg_set_anon_pgoff", "glue_kept_pgoff_allowed"];
