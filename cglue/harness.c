@@ -43,6 +43,7 @@ unsigned long rlimit(unsigned int limit)
 }
 
 #include "calls.c"
+#include "command.c"
 #include "remap.c"
 #include "contract.c"
 #include "undo.c"

@@ -26,6 +26,7 @@ const GLUE: &[(&str, &str)] = &[
     ("glue.c", include_str!("../../cglue/glue.c")),
     ("treecheck.c", include_str!("../../cglue/treecheck.c")),
     ("calls.c", include_str!("../../cglue/calls.c")),
+    ("command.c", include_str!("../../cglue/command.c")),
     ("remap.c", include_str!("../../cglue/remap.c")),
     ("contract.c", include_str!("../../cglue/contract.c")),
     ("undo.c", include_str!("../../cglue/undo.c")),

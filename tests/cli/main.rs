@@ -8,6 +8,7 @@ mod bad_input;
 mod ccheck;
 mod cdiff;
 mod cfuzz;
+mod cli_bounds;
 mod cli_output;
 mod commute;
 mod coverage;
