@@ -292,9 +292,10 @@ fn build_with(tree: &Path, salt: &[u8], instrument: Instrument) -> Result<Built,
     make.arg("-C").arg(&vma).arg(format!("-j{}", jobs()));
     match instrument {
         Instrument::None => {}
-        // shared.mk adds EXTRA_CFLAGS to CFLAGS, which the link uses too
+        // the kernel's mm objects only (cglue/Makefile), and the link
         Instrument::Gcov => {
-            make.arg("EXTRA_CFLAGS=--coverage");
+            make.arg("COVER_CFLAGS=--coverage")
+                .arg("COVER_LDFLAGS=--coverage");
         }
         // the kernel's objects only (cglue/Makefile): cover.c and the link do without
         Instrument::Edges => {
