@@ -25,8 +25,9 @@ fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
     )
 }
 
-/// The helper, its declaration, its stub in the userland tests, and a line of documentation
-/// (a file the unpacked tree does not have: listed, never fatal).
+/// The helper, its declaration, its stub in the userland tests, a comment in kernel/fork.c (a
+/// file the harness does not build) and a line of documentation (a file the unpacked tree does
+/// not have: listed, never fatal).
 fn helper_edits() -> Vec<Edit> {
     vec![
         Edit {
@@ -51,6 +52,13 @@ void mapping_rmap_tree_fix_last(struct vm_area_struct *vma,\n\t\t\t\tstruct addr
             replace: "static inline void mapping_rmap_tree_fix_last(struct vm_area_struct *vma,\n\
 \t\t\t\t\t      struct address_space *mapping)\n{\n}\n\n\
 static inline void uprobe_mmap(struct vm_area_struct *vma)\n{\n}\n",
+        },
+        // a file the tree has but the harness does not build, in a directory the patched
+        // copy links whole: applied to the copy, never to the tree
+        Edit {
+            file: "kernel/fork.c",
+            find: "#include <linux/rmap.h>\n",
+            replace: "#include <linux/rmap.h>\n/* dup_mmap() copies the rmap trees: see mm/vma.c */\n",
         },
         Edit {
             file: "Documentation/mm/rmap-notes.rst",
@@ -88,6 +96,7 @@ fn a_patch_with_a_stub_for_its_helper_is_checked_with_the_real_helper() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("helper.diff");
     std::fs::write(&p, Files::new(&t).diff(&helper_edits())).unwrap();
+    let fork_before = std::fs::read(t.join("kernel/fork.c")).unwrap();
     let (rc, out, err) = rmapcheck(&[
         "check".as_ref(),
         "--kernel".as_ref(),
@@ -109,6 +118,15 @@ fn a_patch_with_a_stub_for_its_helper_is_checked_with_the_real_helper() {
     assert!(
         out.contains("Documentation/mm/rmap-notes.rst: not in this tree, left out"),
         "{out}"
+    );
+    assert!(
+        out.contains("kernel/fork.c: applied (the harness does not build it)"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read(t.join("kernel/fork.c")).unwrap(),
+        fork_before,
+        "the patch reached the tree's kernel/fork.c"
     );
     assert!(out.contains("holds up to depth 2"), "{out}");
 }
