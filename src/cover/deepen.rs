@@ -10,6 +10,10 @@
 use super::{Accept, Tally};
 use std::time::Instant;
 
+/// Seconds a search may spend past its depth bound for a patch's changed lines unless told
+/// otherwise (`check --deepen-budget`, `review --deepen-budget`).
+pub const DEFAULT_BUDGET_S: f64 = 300.0;
+
 /// How far to go past the bound.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {

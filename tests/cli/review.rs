@@ -317,8 +317,16 @@ fn a_series_is_reviewed_patch_by_patch_with_threaded_replies() {
         "{}\n{c}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    // patch 3: the fix holds
+    // patch 3: the fix holds, and its result says that the changed lines ran (the C check
+    // is `check --kernel`'s, with coverage of the change)
     assert!(mails[3].contains("\nVerdict: holds\n"), "{}", mails[3]);
+    let flat = |m: &str| m.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat(&mails[3]).contains("changed lines run: "),
+        "{}",
+        mails[3]
+    );
+    assert!(flat(one).contains("changed lines run: "), "{one}");
 }
 
 #[test]

@@ -79,7 +79,7 @@ pub struct CheckArgs {
     /// With a patch model, or --kernel with a patch or C mutant: seconds the search may
     /// spend past the depth bound while changed lines have not run, and past the depth where
     /// they first ran (0: no deepening); each pass of `check` with no flags has its own.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    #[arg(long, default_value_t = crate::cover::deepen::DEFAULT_BUDGET_S, value_name = "SECS")]
     pub deepen_budget: f64,
 }
 

@@ -2,12 +2,13 @@
 //! own C, with the reviewer's diffs applied to a copy, searched exhaustively within a scope
 //! with the sequential invariants checked after every call (docs/CHECK-C.md).
 
-use super::cpass::{self, Ctx};
+use super::cpass::Ctx;
+use super::cplan;
 use crate::ccheck::deepen::Plan;
 use crate::ccheck::{self, cmutant, report, Source};
 use crate::cmd::formats::TraceFormat;
 use crate::cmd::load_model;
-use crate::cmd::{CmdError, CmdResult, Exit};
+use crate::cmd::{CmdError, CmdResult};
 use crate::cover::Accept;
 use crate::scope::Scope;
 use std::io::Write;
@@ -137,65 +138,13 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         threads: a.threads.unwrap_or_else(ccheck::default_threads),
     };
     let several = passes.len() > 1;
-    let mut status = Exit::Ok;
-    let mut stopped: Option<(String, &str)> = None;
-    let (mut notes, mut lines, mut docs, mut cex) = (Vec::new(), Vec::new(), Vec::new(), None);
-    for scope in &passes {
-        let label = several.then_some(scope.name.as_str());
-        if several {
-            let l = format!("  pass {}: {}", scope.name, scope.summary());
-            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
-            writeln!(w, "{l}")?;
-            notes.push(l);
-        }
-        if let Some((pass, why)) = &stopped {
-            let l = format!(
-                "{} [{}]: not run: {why} in pass {pass}",
-                a.kernel.display(),
-                scope.name
-            );
-            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
-            writeln!(w, "{l}")?;
-            lines.push(l);
-            continue;
-        }
-        if crate::checker::budget::stop_requested() {
-            let l = format!(
-                "{} [{}]: not run: the run was interrupted (incomplete)",
-                a.kernel.display(),
-                scope.name
-            );
-            let w: &mut dyn Write = if text { &mut *out } else { &mut *err };
-            writeln!(w, "{l}")?;
-            lines.push(l);
-            status = worse(status, Exit::Incomplete);
-            continue;
-        }
-        let p = cpass::run_pass(&cx, scope, label, out, err)?;
-        notes.extend(p.notes);
-        lines.push(match label {
-            Some(l) => format!("[{l}] {}", p.line),
-            None => p.line,
-        });
-        let mut j = p.json;
-        if let Some(o) = j.as_object_mut() {
-            o.insert("_class".into(), serde_json::json!(class_name(p.class)));
-        }
-        docs.push(j);
-        status = worse(status, exit_of(p.class));
-        match p.class {
-            report::Class::Found => {
-                stopped = Some((scope.name.clone(), "a counterexample (above)"));
-                if cex.is_none() {
-                    cex = p.cex;
-                }
-            }
-            report::Class::Diverges => {
-                stopped = Some((scope.name.clone(), "the model diverged from the C (above)"));
-            }
-            _ => {}
-        }
-    }
+    let ran = cplan::run_passes(&cx, &passes, text, &mut |_| {}, out, err)?;
+    let status = ran.status;
+    let decided = ran.decided();
+    let lines = ran.lines;
+    let notes = ran.notes;
+    let cex = ran.cex.map(|(_, k, f)| (k, f));
+    let docs: Vec<serde_json::Value> = ran.docs.into_iter().map(|(_, d)| d).collect();
     if matches!(a.format, TraceFormat::Html) {
         let c = cex.as_ref().map(|(k, f)| (k.as_slice(), f));
         write!(
@@ -214,16 +163,6 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         // the top level carries the pass that decided the exit status (the first
         // counterexample or divergence, else the first incomplete pass, else the last), and
         // with several passes every pass's document too
-        let decided = docs
-            .iter()
-            .position(|d| d["_class"] == "found" || d["_class"] == "diverges")
-            .or_else(|| docs.iter().position(|d| d["_class"] == "incomplete"))
-            .unwrap_or(docs.len().saturating_sub(1));
-        for d in &mut docs {
-            if let Some(o) = d.as_object_mut() {
-                o.remove("_class");
-            }
-        }
         if let Some(o) = doc.as_object_mut() {
             if let Some(serde_json::Value::Object(one)) = docs.get(decided) {
                 o.extend(
@@ -247,40 +186,6 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         )?;
     }
     Ok(status)
-}
-
-fn class_name(c: report::Class) -> &'static str {
-    match c {
-        report::Class::Found => "found",
-        report::Class::Diverges => "diverges",
-        report::Class::Incomplete => "incomplete",
-        report::Class::Holds => "holds",
-    }
-}
-
-fn exit_of(c: report::Class) -> Exit {
-    match c {
-        report::Class::Found => Exit::Found,
-        report::Class::Diverges => Exit::Diverges,
-        report::Class::Incomplete => Exit::Incomplete,
-        report::Class::Holds => Exit::Ok,
-    }
-}
-
-/// The exit status of several passes: a counterexample first, then a divergence, then
-/// incomplete.
-fn worse(a: Exit, b: Exit) -> Exit {
-    let rank = |e: Exit| match e {
-        Exit::Found => 3,
-        Exit::Diverges => 2,
-        Exit::Incomplete => 1,
-        _ => 0,
-    };
-    if rank(b) > rank(a) {
-        b
-    } else {
-        a
-    }
 }
 
 /// The scopes `check --kernel` runs: the C's passes ([`crate::ccheck::plan`]) when no flag

@@ -7,6 +7,7 @@ pub mod ccheck;
 pub mod cdiff;
 mod cpass;
 pub mod cpatch;
+mod cplan;
 pub mod creplay;
 pub mod kdiff;
 pub mod repro;

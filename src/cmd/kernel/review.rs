@@ -1,15 +1,20 @@
 //! `rmapcheck review SERIES --kernel DIR [-o replies.mbox]`: the series read and ordered
 //! (`review::mail`), its patches applied in order to one copy of the tree (`ccheck::overlay`,
-//! `ccheck::patch`), the harness built and every C pass of `check --kernel` run after each
-//! patch that touches a file the harness builds (`ccheck::plan`, `ccheck::search`; `--scope`
-//! narrows it to one scope), and one reply per patch
-//! written (`review::reply`). Exit status: 0 every checked patch holds, 1 a counterexample,
-//! 2 bad input (no series, no tree) or a patch that does not apply or cannot be built,
-//! 3 a search incomplete.
+//! `ccheck::patch`: a patch that does not apply stops the series there), and after each patch
+//! that touches a file the harness builds, the C check of `check --kernel TREE --patch 1.patch
+//! ... --patch k.patch` (the same preparation, with coverage of the changed lines, and the same
+//! passes, deepened to the change and stopped at a counterexample: `cplan`; `--scope` narrows
+//! it to one scope), and one reply per patch written (`review::reply`). Exit status: 0 every
+//! checked patch holds, 1 a counterexample, 2 bad input (no series, no tree) or a patch that
+//! does not apply or cannot be built, 3 a search incomplete.
 
-use crate::ccheck::{self, overlay::Overlay, patch, report};
+use super::cargs::CcheckArgs;
+use super::cpass::Ctx;
+use super::cplan;
+use crate::ccheck::deepen::Plan;
+use crate::ccheck::{self, overlay::Overlay, patch, report, Source};
 use crate::charness::build;
-use crate::checker::Verdict as CVerdict;
+use crate::cmd::formats::TraceFormat;
 use crate::cmd::{load_model, CmdError, CmdResult, Exit};
 use crate::invariant::Violation;
 use crate::review::mail::{self, Posting};
@@ -42,6 +47,10 @@ pub struct ReviewArgs {
     /// Search threads, one harness process each (default: every core, at most 8).
     #[arg(id = "jobs", long = "jobs", value_name = "JOBS")]
     pub threads: Option<usize>,
+    /// Seconds a pass may go on past the depth bound while a patch's changed lines have not
+    /// run, and past the depth where they first ran (0: no deepening), as for `check`.
+    #[arg(long, default_value_t = crate::cover::deepen::DEFAULT_BUDGET_S, value_name = "SECS")]
+    pub deepen_budget: f64,
     /// Do not show progress.
     #[arg(long = "quiet", action = clap::ArgAction::SetFalse)]
     pub progress: bool,
@@ -75,6 +84,9 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             a.kernel.display()
         )));
     }
+    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
+        return Err(bad("--deepen-budget: seconds, 0 or more"));
+    }
     let release = build::release(&a.kernel).map_err(bad)?;
     for l in &series.left_out {
         writeln!(err, "rmapcheck review: left out {l}")?;
@@ -85,6 +97,11 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     }
     if let Some(d) = a.max_depth {
         flags.extend(["--max-depth".to_string(), d.to_string()]);
+    }
+    // `check --kernel` takes the same budget, so the commands in a reply re-derive the verdict
+    #[allow(clippy::float_cmp)]
+    if a.deepen_budget != crate::cover::deepen::DEFAULT_BUDGET_S {
+        flags.extend(["--deepen-budget".to_string(), a.deepen_budget.to_string()]);
     }
     let run = Run {
         tool: format!("rmapcheck {}", env!("CARGO_PKG_VERSION")),
@@ -130,6 +147,9 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let threads = a.threads.unwrap_or_else(ccheck::default_threads);
     let mut stopped: Option<usize> = None;
     let mut reviews = Vec::new();
+    // the patch files applied so far, in order: the C check after patch k is that of
+    // `check --kernel TREE --patch 1.patch ... --patch k.patch`
+    let mut applied: Vec<PathBuf> = Vec::new();
     for p in &series.patches {
         let k = p.index;
         if let Some(b) = &bar {
@@ -145,9 +165,14 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         if let Some(s) = stopped {
             r.verdict = Verdict::NotChecked(s);
         } else {
-            check_one(
-                &run, p, &mut o, &files, &mut r, &prog, &passes, threads, &bar,
-            )?;
+            let cx = Check {
+                a,
+                prog: &prog,
+                passes: &passes,
+                threads,
+                bar: &bar,
+            };
+            check_one(&cx, &run, p, &mut o, &files, &mut applied, &mut r)?;
             if matches!(r.verdict, Verdict::DoesNotApply(_)) {
                 stopped = Some(k);
             }
@@ -196,18 +221,26 @@ fn progress_bar(enabled: bool, n: usize) -> Option<indicatif::ProgressBar> {
     })
 }
 
-/// Apply patch `p` to the copy `o`, and check the C when it touches a file the harness builds.
-#[allow(clippy::too_many_arguments)]
+/// What every patch's check shares.
+struct Check<'a> {
+    a: &'a ReviewArgs,
+    prog: &'a crate::lang::Program,
+    passes: &'a [Scope],
+    threads: usize,
+    bar: &'a Option<indicatif::ProgressBar>,
+}
+
+/// Apply patch `p` to the copy `o` (its file written to `dir` and added to `applied`), and
+/// check the C when it touches a file the harness builds, as `check --kernel` with every patch
+/// applied so far would.
 fn check_one(
+    cx: &Check,
     run: &Run,
     p: &Posting,
     o: &mut Overlay,
     dir: &Path,
+    applied: &mut Vec<PathBuf>,
     r: &mut Review,
-    prog: &crate::lang::Program,
-    passes: &[Scope],
-    threads: usize,
-    bar: &Option<indicatif::ProgressBar>,
 ) -> Result<(), CmdError> {
     let diff = p.diff();
     if diff.is_empty() {
@@ -230,83 +263,88 @@ fn check_one(
         }
         Ok(notes) => r.outside = notes,
     }
+    applied.push(file);
     if r.built.is_empty() {
         return Ok(());
     }
-    if let Some(b) = bar {
-        b.set_message(format!("patch {}: building the harness", p.numbered()));
-    }
-    let built = match build::build_salted(o.root(), o.salt()) {
-        Ok(b) => b,
-        Err(e) => {
-            r.verdict = Verdict::BuildFailed(e);
-            return Ok(());
-        }
-    };
-    r.superseded = built.superseded.clone();
-    // the unpatched tree's harness: where the patched C's layout leaves the model's, the
-    // search replays the calls on it (a divergence of the model, or the patch's own change)
-    let baseline = match build::build(o.tree()) {
-        Ok(b) => b,
-        Err(e) => {
-            r.verdict = Verdict::BuildFailed(e);
-            return Ok(());
-        }
-    };
     let label = p.numbered();
-    let base = Some(baseline.binary.as_path());
-    // every pass in turn, as `check --kernel` runs them; a counterexample ends the patch's
-    // check, and its verdict names the pass
-    let several = passes.len() > 1;
-    let mut lines = Vec::new();
-    let mut any_incomplete = false;
-    let mut failed = None;
-    for scope in passes {
-        let name = scope.name.clone();
-        let outcome = ccheck::search(prog, scope, &built.binary, base, threads, &mut |p| {
-            if let Some(b) = bar {
-                b.set_message(format!("patch {label}: C search [{name}], {p}"));
-            }
-        });
-        let outcome = match outcome {
-            Ok(x) => x,
-            Err(e) => {
-                r.verdict = Verdict::BuildFailed(e);
-                return Ok(());
-            }
-        };
-        let (line, class) = report::verdict(&outcome, scope.max_depth);
-        let line = if several {
-            format!("[{name}] {line}")
-        } else {
-            line
-        };
-        match class {
-            report::Class::Found => {
-                failed = Some((scope, outcome, line));
-                break;
-            }
-            report::Class::Incomplete | report::Class::Diverges => any_incomplete = true,
-            report::Class::Holds => {}
-        }
-        lines.push(line);
+    if let Some(b) = cx.bar {
+        b.set_message(format!("patch {label}: building the harness"));
     }
-    let Some((scope, outcome, line)) = failed else {
-        let all = lines.join("; ");
-        r.verdict = if any_incomplete {
-            Verdict::Incomplete(all)
-        } else {
+    let src = Source {
+        kernel: cx.a.kernel.clone(),
+        patches: applied.clone(),
+        mutants: Vec::new(),
+    };
+    // the patched harness with coverage of the changed lines, and the unpatched one (where the
+    // patched C's layout leaves the model's, the search replays the calls on it)
+    let prep = match ccheck::prepare_covered(&src) {
+        Ok(x) => x,
+        Err(e) => {
+            r.verdict = Verdict::BuildFailed(e);
+            return Ok(());
+        }
+    };
+    r.superseded = prep.built.superseded.clone();
+    let args = CcheckArgs {
+        model: cx.a.model.clone(),
+        kernel: cx.a.kernel.clone(),
+        patches: applied.clone(),
+        mutants: Vec::new(),
+        scope: cx.a.scope.clone(),
+        mode: None,
+        max_depth: cx.a.max_depth,
+        format: TraceFormat::Json,
+        threads: Some(cx.threads),
+        accept_unreached: Vec::new(),
+        deepen_budget: cx.a.deepen_budget,
+        progress: false,
+        simulate: None,
+        cluster: None,
+    };
+    let ctx = Ctx {
+        a: &args,
+        prog: cx.prog,
+        prep: &prep,
+        plan: Plan {
+            accept: Vec::new(),
+            budget_s: args.deepen_budget,
+        },
+        threads: cx.threads,
+    };
+    let mut on_pass = |s: &Scope| {
+        if let Some(b) = cx.bar {
+            b.set_message(format!("patch {label}: C search [{}]", s.name));
+        }
+    };
+    // the passes' own lines go to a sink: the reply says what they found
+    let (mut sink_out, mut sink_err) = (Vec::new(), Vec::new());
+    let ran = match cplan::run_passes(
+        &ctx,
+        cx.passes,
+        false,
+        &mut on_pass,
+        &mut sink_out,
+        &mut sink_err,
+    ) {
+        Ok(x) => x,
+        Err(CmdError::Input(e)) => {
+            r.verdict = Verdict::BuildFailed(e.trim_end().to_string());
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let Some((i, kcalls, f)) = ran.cex.as_ref() else {
+        let all = ran.lines.join("; ");
+        r.verdict = if ran.status == Exit::Ok {
             Verdict::Holds(all)
+        } else {
+            Verdict::Incomplete(all)
         };
         return Ok(());
     };
-    let (calls, f) = match &outcome.verdict {
-        CVerdict::Failed { path, failure } => (path.clone(), failure),
-        CVerdict::FailedInitial(f) => (Vec::new(), f),
-        _ => unreachable!("the verdict says found"),
-    };
+    let (scope, line) = (&cx.passes[*i], ran.lines[*i].clone());
     r.verdict = {
-        let kcalls = super::cpass::kernel_calls(prog, scope, &calls);
         let doc = serde_json::json!({
             "kernel": run.tree,
             "release": run.release,
@@ -314,7 +352,7 @@ fn check_one(
             "scope_spec": scope,
             "invariants": run.invariants,
             "verdict": line,
-            "counterexample": report::json(&kcalls, f),
+            "counterexample": report::json(kcalls, f),
         });
         let repro = ccheck::repro::parse(&doc)
             .map_err(|e| format!("no reproducer: {e}"))
