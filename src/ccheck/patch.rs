@@ -60,6 +60,11 @@ pub fn sections(text: &str) -> Vec<Section> {
             }
         } else if l.starts_with("@@ ") {
             if let Some(s) = out.last_mut() {
+                // `diff -N` names a new file on both sides (dated the epoch): its one hunk
+                // starts from nothing
+                if s.hunks.is_empty() && l.starts_with("@@ -0,0 ") {
+                    s.created = true;
+                }
                 s.hunks.push(i + 1);
             }
         }
@@ -239,6 +244,22 @@ diff --git a/mm/vma.c b/mm/vma.c
                 created: false,
             }]
         );
+    }
+
+    /// A new file as git writes it (the old side /dev/null) and as `diff -N` writes it (both
+    /// sides named, the old one dated the epoch, its hunk from `-0,0`).
+    #[test]
+    fn a_new_file_is_created_however_the_diff_names_it() {
+        let git = "--- /dev/null\n+++ b/mm/note.c\n@@ -0,0 +1 @@\n+one\n";
+        let gnu = "--- a/mm/note.c\t1970-01-01 00:00:00.000000000 +0000\n\
++++ b/mm/note.c\t2026-12-06 20:00:42.617951215 +0000\n@@ -0,0 +1 @@\n+one\n";
+        for d in [git, gnu] {
+            let s = sections(d);
+            assert_eq!(s.len(), 1, "{d}");
+            assert_eq!(s[0].path, "mm/note.c");
+            assert!(s[0].created, "{d}");
+        }
+        assert!(!sections(DIFF)[0].created);
     }
 
     #[test]
