@@ -2,17 +2,7 @@
 //! found with either reduction is written as a trace that `replay` (which never reduces)
 //! reproduces, and the combinations they cannot serve exit 2 with a message.
 
-use std::process::Command;
-
-fn rmapcheck(args: &[&str]) -> (i32, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .args(args)
-        .output()
-        .expect("run rmapcheck");
-    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&o.stderr));
-    (o.status.code().unwrap_or(-1), text)
-}
+use super::bin::rmapcheck_joined as rmapcheck;
 
 /// Check `model` with `flags`, expecting `invariant`, and replay the trace without them.
 fn replays_unreduced(model: &str, flags: &[&str], named: &str, invariant: &str) {

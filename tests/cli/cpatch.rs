@@ -9,22 +9,9 @@
 //! fails when `CI` is set).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+pub(super) use super::bin::rmapcheck;
 use super::kernel_tree::tree;
-
-pub(super) fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn spec(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("cpatches/{name}.toml"))

@@ -5,6 +5,7 @@
 //! One test binary for the area (each file below is a module), so the suite links a few
 //! binaries instead of one per file.
 mod bad_input;
+mod bin;
 mod ccheck;
 mod cdiff;
 mod cfuzz;

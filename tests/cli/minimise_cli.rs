@@ -2,30 +2,18 @@
 //! and every call one the trace's scope offers; `--reads` shows the plain field reads of the
 //! failing call on `check` and `replay`.
 
+use super::bin::rmapcheck;
 use rmapcheck::check::Invariant;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::minimise::minimise_within;
 use rmapcheck::scope::Scope;
 use rmapcheck::world::scenario::Call;
 use std::path::Path;
-use std::process::Command;
 
 const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 /// Caught at the default scope: a file VMA split by mprotect, its second part grown in place,
 /// then split again; the VMA whose start moved is not put back in its file's tree.
 const MUTANT: &str = "models/mutants/no-reinsert-adj-next.rmap";
-
-fn rmapcheck(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .args(args)
-        .output()
-        .expect("run rmapcheck");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn calls(v: &[&str]) -> Vec<Call> {
     v.iter().map(|c| Call::parse(c).unwrap()).collect()

@@ -5,21 +5,8 @@
 //! (expand-no-copied-anon-vma's counterexample is one depth past the bound); `compare` says
 //! how often the changed code ran.
 
+use super::bin::rmapcheck;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn rmapcheck(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 /// A patch model written at test time: the baseline's dup_anon_vma() with a test of `src`
 /// that never holds (it was dereferenced just before), so its line 12 never runs, while the

@@ -7,23 +7,11 @@
 //! i_mmap_rwsem is released (breaks `lock-discipline`), and the call moved under the lock
 //! (holds). The searches run at depth 2 (859 states on the unpatched tree).
 
+use super::bin::rmapcheck;
 use super::kernel_tree::tree;
 use super::series::{self, Edit, Files, Patch};
 use std::path::Path;
 use std::process::Command;
-
-fn rmapcheck(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 /// The helper, its declaration, its stub in the userland tests, a comment in kernel/fork.c (a
 /// file the harness does not build) and a line of documentation (a file the unpacked tree does

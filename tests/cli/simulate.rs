@@ -3,12 +3,12 @@
 //! mutant is caught with a trace that `replay` (and `replay --minimise`) reproduces, and bad
 //! arguments exit 2.
 
+use super::bin::rmapcheck;
 use rmapcheck::cmd::load_model;
 use rmapcheck::explore::search::Outcome;
 use rmapcheck::explore::simulate::{simulate_on, Simulation};
 use rmapcheck::scope::Scope;
 use std::path::Path;
-use std::process::Command;
 
 const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 /// Caught in callers mode at the default scope by walk 33 of seed 1 (a 10-call membership
@@ -16,18 +16,6 @@ const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 /// choose and their order (the entry table's); it was walk 26 before issue 14 added three entry
 /// points. The exhaustive search needs depth 4 for it.
 const MUTANT: &str = "models/mutants/no-reinsert-adj-next.rmap";
-
-fn rmapcheck(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmapcheck"))
-        .args(args)
-        .output()
-        .expect("run rmapcheck");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 /// The output without the figures that change between runs: the verdict lines' last part
 /// (time, rate, memory).
