@@ -62,6 +62,9 @@ pub enum Verdict {
     NotChecked(usize),
     /// The harness could not be built from the patched tree.
     BuildFailed(String),
+    /// The harness was built, and the C check could not run on it (a search that made no
+    /// call, a harness that would not start): no verdict.
+    CheckFailed(String),
 }
 
 impl Verdict {
@@ -78,6 +81,7 @@ impl Verdict {
             Verdict::DoesNotApply(_) => "does not apply".into(),
             Verdict::NotChecked(k) => format!("not checked (patch {k} stopped the series)"),
             Verdict::BuildFailed(_) => "harness build failed".into(),
+            Verdict::CheckFailed(_) => "no verdict (the C check could not run)".into(),
         }
     }
 }
@@ -325,6 +329,17 @@ pub fn patch_reply(run: &Run, r: &Review, k: usize) -> String {
             b += &fill(
                 "The harness could not be built from the patched tree, so nothing was \
                  searched:",
+                "",
+                "",
+            );
+            for l in e.lines().take(20) {
+                b += &pre(&format!("  {l}"), "    ");
+            }
+        }
+        Verdict::CheckFailed(e) => {
+            b += &fill(
+                "The harness was built from the patched tree, but the C check could not run \
+                 on it, so there is no verdict:",
                 "",
                 "",
             );

@@ -355,3 +355,40 @@ fn a_patch_that_does_not_apply_stops_the_series() {
         }
     }
 }
+
+/// A patch whose harness builds but whose search can make no call (a scope of an entry point
+/// the harness cannot make): no verdict, said as such (not as a failed build), exit 2.
+#[test]
+fn a_check_that_cannot_run_is_no_verdict() {
+    let Some(t) = tree() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let diff = Files::new(&t).diff(&[Edit {
+        file: "mm/vma.c",
+        find: "#include \"vma_internal.h\"\n",
+        replace: "#include \"vma_internal.h\"\n/* a comment of ours */\n",
+    }]);
+    let p = d.path().join("one.diff");
+    std::fs::write(&p, diff).unwrap();
+    let scope = d.path().join("upward.toml");
+    std::fs::write(
+        &scope,
+        "name = \"upward\"\nentries = [\"setup_stack_growsup\"]\nmax_depth = 2\n",
+    )
+    .unwrap();
+    let (rc, out, err) = rmapcheck(&[
+        "review".as_ref(),
+        p.as_os_str(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        "--scope".as_ref(),
+        scope.as_os_str(),
+        "--quiet".as_ref(),
+    ]);
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(
+        err.contains("patch 1/1: no verdict (the C check could not run)"),
+        "{err}"
+    );
+    assert!(out.contains("the search made no call on the C"), "{out}");
+    assert!(!out.contains("could not be built"), "{out}");
+}

@@ -201,7 +201,12 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let any = |f: &dyn Fn(&Verdict) -> bool| reviews.iter().any(|r| f(&r.verdict));
     Ok(if any(&|v| matches!(v, Verdict::Counterexample(_))) {
         Exit::Found
-    } else if any(&|v| matches!(v, Verdict::DoesNotApply(_) | Verdict::BuildFailed(_))) {
+    } else if any(&|v| {
+        matches!(
+            v,
+            Verdict::DoesNotApply(_) | Verdict::BuildFailed(_) | Verdict::CheckFailed(_)
+        )
+    }) {
         Exit::BadInput
     } else if any(&|v| matches!(v, Verdict::Incomplete(_))) {
         Exit::Incomplete
@@ -329,7 +334,7 @@ fn check_one(
     ) {
         Ok(x) => x,
         Err(CmdError::Input(e)) => {
-            r.verdict = Verdict::BuildFailed(e.trim_end().to_string());
+            r.verdict = Verdict::CheckFailed(e.trim_end().to_string());
             return Ok(());
         }
         Err(e) => return Err(e),
