@@ -428,6 +428,12 @@ pub fn model_for(tree: &Path) -> &'static str {
     detect(tree).unwrap_or(GENERATIONS[0]).model
 }
 
+/// Whether `model` is the model of a generation older than the newest (`models/v7.2/v7.2.rmap`):
+/// `check` with no model checks the baseline and the patch models, not these.
+pub fn is_older_trees_model(model: &Path) -> bool {
+    GENERATIONS[1..].iter().any(|g| g.is_own_model(model))
+}
+
 /// [`detect_text`] on the tree's mm/interval_tree.c.
 pub fn detect(tree: &Path) -> Result<&'static Generation, String> {
     Ok(detect_text(&csource::read(
@@ -491,6 +497,8 @@ mod tests {
             model_for(&d.path().join("nothere")),
             crate::models::BASELINE
         );
+        assert!(is_older_trees_model(Path::new(V7_2_MODEL)));
+        assert!(!is_older_trees_model(Path::new(crate::models::BASELINE)));
         let o = V7_2.model_origin(Path::new(V7_2_MODEL), false);
         assert_eq!(o, "the default for a v7.2 tree, read in 7.2.13");
         let o = V7_2.model_origin(Path::new(crate::models::BASELINE), true);

@@ -11,7 +11,7 @@ use super::cli_opts::{CrashOpts, TraceFileOpts};
 
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
-    /// Exhaustively check models (default: every model under ./models but the mutants) at a scope.
+    /// Exhaustively check models (default: models/v7.3-rc4 and models/patches) at a scope.
     /// Exit status: 0 all hold, 1 a counterexample, 2 usage or model errors, 3 incomplete.
     Check(check::CheckArgs),
     /// Replay the model's callers-mode call sequences on the running kernel and compare each

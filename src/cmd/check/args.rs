@@ -16,7 +16,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct CheckArgs {
     /// Model files or directories (every model under a directory, outside lib/ and
-    /// mutants/); every model under ./models (but the mutants) when none are given.
+    /// mutants/); all baseline and patch models under ./models when none are given.
     pub models: Vec<PathBuf>,
     #[command(flatten)]
     pub scope: ScopeOpts,
