@@ -23,6 +23,9 @@ pub struct Generation {
     pub name: &'static str,
     /// The release whose files every entry was read from.
     pub read_in: &'static str,
+    /// The model of this generation's kernel, which `check --kernel` and `cdiff` compare with
+    /// the tree's C unless a model is named.
+    pub model: &'static str,
     /// A function that this generation's mm/interval_tree.c defines and no other's does.
     pub marker: &'static str,
     /// The harness's names (v7.3's) that this generation's kernel spells otherwise:
@@ -34,8 +37,9 @@ pub struct Generation {
     /// mm/vma.c and mm/rmap.c call it, to the glue's checked wrapper `glue_HARNESS` (which takes
     /// the tree's owner). Emitted before mm/vma.c, and again after mm/interval_tree.c.
     pub routes: &'static str,
-    /// Where this generation's C does what the model (which follows v7.3) does not: a
-    /// divergence whose first differing line is explained by one of them is named so.
+    /// Where this generation's C does what the v7.3 model does not: a divergence from another
+    /// generation's model (not [`Generation::model`]) whose first differing line is explained
+    /// by one of them is named so.
     pub differences: &'static [VersionDifference],
     /// C emitted after mm/interval_tree.c, before the functions of mm/rmap.c and the glue:
     /// `__real_HARNESS` (what the glue's wrappers call) and every other harness name the glue
@@ -79,13 +83,51 @@ impl Generation {
         })
     }
 
+    /// [`Generation::explain`] for a comparison with the model `model`: nothing when it is this
+    /// generation's own model ([`Generation::model`]), which follows this tree's kernel, so that
+    /// a divergence from it is never excused as a version difference.
+    pub fn explain_for(
+        &self,
+        model: &Path,
+        c: &str,
+        m: &str,
+    ) -> Option<&'static VersionDifference> {
+        if self.is_own_model(model) {
+            None
+        } else {
+            self.explain(c, m)
+        }
+    }
+
+    /// Whether `model` names this generation's model file.
+    pub fn is_own_model(&self, model: &Path) -> bool {
+        let own = Path::new(self.model);
+        match (model.canonicalize(), own.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => model == own,
+        }
+    }
+
+    /// Why `model` is the one compared with this generation's tree, for the reports' tree line:
+    /// `named` on the command line, or else this generation's.
+    pub fn model_origin(&self, model: &Path, named: bool) -> String {
+        match named {
+            true if self.is_own_model(model) => format!("named; the {} tree's model", self.name),
+            true => format!("named; the {} tree's model is {}", self.name, self.model),
+            false => format!(
+                "the default for a {} tree, read in {}",
+                self.name, self.read_in
+            ),
+        }
+    }
+
     /// The report's paragraph naming `d` as the reason for a divergence.
     pub fn difference_text(&self, d: &VersionDifference) -> String {
         format!(
             "\nVERSION DIFFERENCE `{}`: this is a {} tree (read in {}) and the model follows \
              {} (read in {}); the first differing line differs only in `{}`, where the two \
-             kernels differ: {}\n",
-            d.name, self.name, self.read_in, V7_3.name, V7_3.read_in, d.field, d.what
+             kernels differ: {} (the model of this tree's generation is {})\n",
+            d.name, self.name, self.read_in, V7_3.name, V7_3.read_in, d.field, d.what, self.model
         )
     }
 
@@ -138,6 +180,7 @@ macro_rules! owner_routes {
 pub const V7_3: Generation = Generation {
     name: "v7.3",
     read_in: "v7.3-rc7",
+    model: crate::models::BASELINE,
     marker: "mapping_rmap_tree_insert",
     renames: &[],
     differences: &[],
@@ -164,6 +207,7 @@ static inline void glue_vmg_set_anon_pgoff(struct vma_merge_struct *vmg, pgoff_t
 pub const V7_2: Generation = Generation {
     name: "v7.2",
     read_in: "7.2.13",
+    model: V7_2_MODEL,
     marker: "vma_interval_tree_insert_after",
     differences: &[ONE_PAGE_OFFSET],
     renames: &[
@@ -193,6 +237,9 @@ pub const V7_2: Generation = Generation {
     shims: V7_2_SHIMS,
 };
 
+/// The model of a 7.2 tree: the v7.3 model with 7.2's one page offset (models/v7.2/).
+pub const V7_2_MODEL: &str = "models/v7.2/v7.2.rmap";
+
 /// 7.2's VMA has one page offset; v7.3 added the anonymous one.
 pub const ONE_PAGE_OFFSET: VersionDifference = VersionDifference {
     name: "one-page-offset",
@@ -205,8 +252,9 @@ pub const ONE_PAGE_OFFSET: VersionDifference = VersionDifference {
            anon trees: __mmap_region() sets it to the mapping's address, copy_vma() sets an \
            unfaulted VMA's to its new address, and can_vma_merge_before()/after() require it \
            adjacent for a file mapping that is copy-on-write (needs_adjacent_anon_pgoff()). \
-           The harness shows 7.2's vm_pgoff as its anon_pgoff; the model, written to v7.3, \
-           cannot be compared with a 7.2 tree past such a call",
+           The harness shows 7.2's vm_pgoff as its anon_pgoff; the v7.3 model cannot be \
+           compared with a 7.2 tree past such a call, the v7.2 model (models/v7.2/v7.2.rmap, \
+           the default on a 7.2 tree) keeps the two offsets equal",
 };
 
 /// The harness's names in 7.2's terms (the C of [`V7_2`]'s `shims`).
@@ -373,6 +421,19 @@ pub fn detect_text(interval_tree: &str) -> &'static Generation {
         .unwrap_or(GENERATIONS[0])
 }
 
+/// The model to compare with the C of the tree `tree`: its generation's
+/// ([`Generation::model`]), or the newest generation's when the tree's mm/interval_tree.c
+/// cannot be read (the build then says what is missing).
+pub fn model_for(tree: &Path) -> &'static str {
+    detect(tree).unwrap_or(GENERATIONS[0]).model
+}
+
+/// Whether `model` is the model of a generation older than the newest (`models/v7.2/v7.2.rmap`):
+/// `check` with no model checks the baseline and the patch models, not these.
+pub fn is_older_trees_model(model: &Path) -> bool {
+    GENERATIONS[1..].iter().any(|g| g.is_own_model(model))
+}
+
 /// [`detect_text`] on the tree's mm/interval_tree.c.
 pub fn detect(tree: &Path) -> Result<&'static Generation, String> {
     Ok(detect_text(&csource::read(
@@ -415,6 +476,33 @@ mod tests {
         assert_eq!(detect(d.path()).unwrap().name, "v7.3");
         let e = detect(&d.path().join("nothere")).unwrap_err();
         assert!(e.contains("mm/interval_tree.c"), "{e}");
+    }
+
+    /// Each generation's model exists and loads, and a tree gets its generation's model (the
+    /// newest generation's when its mm/interval_tree.c cannot be read).
+    #[test]
+    fn a_tree_gets_the_model_of_its_generation() {
+        for g in GENERATIONS {
+            crate::models::load_model(Path::new(g.model))
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", g.name, g.model));
+        }
+        assert_ne!(V7_2.model, V7_3.model);
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("mm")).unwrap();
+        std::fs::write(d.path().join("mm/interval_tree.c"), ROOT_STYLE).unwrap();
+        assert_eq!(model_for(d.path()), V7_2_MODEL);
+        std::fs::write(d.path().join("mm/interval_tree.c"), OWNER_STYLE).unwrap();
+        assert_eq!(model_for(d.path()), crate::models::BASELINE);
+        assert_eq!(
+            model_for(&d.path().join("nothere")),
+            crate::models::BASELINE
+        );
+        assert!(is_older_trees_model(Path::new(V7_2_MODEL)));
+        assert!(!is_older_trees_model(Path::new(crate::models::BASELINE)));
+        let o = V7_2.model_origin(Path::new(V7_2_MODEL), false);
+        assert_eq!(o, "the default for a v7.2 tree, read in 7.2.13");
+        let o = V7_2.model_origin(Path::new(crate::models::BASELINE), true);
+        assert_eq!(o, format!("named; the v7.2 tree's model is {V7_2_MODEL}"));
     }
 
     #[test]
@@ -475,6 +563,19 @@ mod tests {
         let other = "vma mm0:1 [1, 3) pgoff 0 anon_pgoff 1 file#0 file-backed rw";
         assert!(V7_2.explain(c, other).is_none());
         assert!(V7_2.explain(c, c).is_none());
+        // compared with the tree generation's own model, nothing is excused as a version
+        // difference; with another model (the v7.3 one on a 7.2 tree) it is
+        let own = Path::new(V7_2_MODEL);
+        assert!(V7_2.is_own_model(own));
+        assert!(V7_2.explain_for(own, c, m).is_none());
+        let v7_3 = Path::new(crate::models::BASELINE);
+        assert!(!V7_2.is_own_model(v7_3));
+        assert_eq!(
+            V7_2.explain_for(v7_3, c, m).map(|d| d.name),
+            Some("one-page-offset")
+        );
+        // another spelling of the same file is the same model
+        assert!(V7_2.is_own_model(Path::new("models/v7.2/../v7.2/v7.2.rmap")));
         let t = V7_2.difference_text(&ONE_PAGE_OFFSET);
         assert!(
             t.contains("VERSION DIFFERENCE `one-page-offset`: this is a v7.2 tree"),

@@ -327,7 +327,7 @@ fn model_directories_mean_the_same_everywhere() {
     assert!(out.starts_with("digraph"), "{out}");
     let (code, _, err) = rc(&["locks", "models"]);
     assert_eq!(code, 2);
-    assert!(err.contains("a directory with 6 models; name one"), "{err}");
+    assert!(err.contains("a directory with 7 models; name one"), "{err}");
     assert!(
         !err.contains('^'),
         "no caret line without a source line: {err}"

@@ -29,5 +29,6 @@ mod stack;
 mod symmetry;
 mod undo;
 mod uprobe_walk;
+mod v7_2;
 mod vm_account;
 mod world_basics;

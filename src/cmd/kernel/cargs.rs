@@ -11,8 +11,9 @@ use std::path::PathBuf;
 /// Options of `check --kernel`.
 #[derive(Clone, Debug)]
 pub struct CcheckArgs {
-    /// The model that chooses the calls offered and is compared at a failure.
-    pub model: PathBuf,
+    /// The model that chooses the calls offered and is compared at a failure; `None`: the
+    /// model of the tree's generation ([`CcheckArgs::model_path`]).
+    pub model: Option<PathBuf>,
     pub kernel: PathBuf,
     pub patches: Vec<PathBuf>,
     /// C mutant specs (files, or directories of `*.toml`).
@@ -35,6 +36,14 @@ pub struct CcheckArgs {
 }
 
 impl CcheckArgs {
+    /// The model named, else the model of the tree's generation (the v7.3 baseline for a v7.3
+    /// tree, models/v7.2/v7.2.rmap for a 7.2 one).
+    pub fn model_path(&self) -> PathBuf {
+        self.model
+            .clone()
+            .unwrap_or_else(|| crate::charness::generation::model_for(&self.kernel).into())
+    }
+
     /// The C search that `check` options with `--kernel` ask for; `None` without `--kernel`
     /// (the model search). A cluster the flags cannot describe, or more than one model (one
     /// model chooses the calls), is an error (exit 2).
@@ -52,7 +61,7 @@ impl CcheckArgs {
             )));
         }
         Ok(Some(CcheckArgs {
-            model: (a.models.first().cloned()).unwrap_or_else(|| crate::models::BASELINE.into()),
+            model: a.models.first().cloned(),
             kernel,
             patches: a.c_search.patch.clone(),
             mutants: a.c_search.c_mutant.clone(),

@@ -29,7 +29,8 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     ) {
         return Err(bad("--format: the C search writes text, json or html"));
     }
-    let prog = load_model(&a.model).map_err(CmdError::text)?;
+    let model = a.model_path();
+    let prog = load_model(&model).map_err(CmdError::text)?;
     let passes = c_passes(a)?;
     let mut mutants = Vec::new();
     for m in &a.mutants {
@@ -58,13 +59,17 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let prep = ccheck::prepare_covered(&src).map_err(bad)?;
     let release = &prep.built.release;
     let mut head = vec![format!(
-        "check --kernel {} ({release}){}",
+        "check --kernel {} ({release}){}; model {} ({})",
         a.kernel.display(),
         if prep.applied.is_empty() {
             String::new()
         } else {
             format!(" with {}", prep.applied.join(", "))
-        }
+        },
+        model.display(),
+        prep.built
+            .generation
+            .model_origin(&model, a.model.is_some())
     )];
     let plan_line = (passes.len() > 1).then(|| {
         let left = crate::ccheck::plan::left_out_by_all(&passes);
@@ -85,14 +90,11 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         )
     });
     match &plan_line {
-        Some(l) => head.push(format!(
-            "{l}; model {} chooses the calls",
-            a.model.display()
-        )),
+        Some(l) => head.push(format!("{l}; model {} chooses the calls", model.display())),
         None => head.push(format!(
             "  {}; model {} chooses the calls",
             passes[0].summary(),
-            a.model.display()
+            model.display()
         )),
     }
     head.push(format!("  {}", report::invariants_line()));
@@ -129,6 +131,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     }
     let cx = Ctx {
         a,
+        model: &model,
         prog: &prog,
         prep: &prep,
         plan: Plan {
@@ -157,7 +160,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             "kernel": a.kernel.display().to_string(),
             "release": release,
             "applied": prep.applied,
-            "model": a.model.display().to_string(),
+            "model": model.display().to_string(),
             "invariants": report::invariants_line(),
         });
         // the top level carries the pass that decided the exit status (the first

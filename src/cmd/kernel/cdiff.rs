@@ -19,9 +19,9 @@ use std::time::Duration;
 /// Options of `rmapcheck cdiff` (each field's doc comment is its `--help` text).
 #[derive(clap::Args, Clone, Debug)]
 pub struct CdiffArgs {
-    /// The model (default: the baseline).
-    #[arg(default_value = crate::models::BASELINE)]
-    pub model: PathBuf,
+    /// The model (default: the model of the tree's generation, models/v7.3-rc4/baseline.rmap
+    /// for a v7.3 tree, models/v7.2/v7.2.rmap for a 7.2 tree).
+    pub model: Option<PathBuf>,
     /// A kernel source tree, v7.3 or v7.2 (scripts/fetch-kernel.sh fetches one).
     #[arg(long)]
     pub kernel: PathBuf,
@@ -110,7 +110,7 @@ fn summary(
             .iter()
             .map(|p| format!(" with patch {}", p.display()))
             .collect::<String>(),
-        a.model.display()
+        model_line(a, b.generation)
     )?;
     writeln!(out, "  {}; {gen}", scope.summary())?;
     writeln!(
@@ -149,7 +149,8 @@ fn summary(
 /// Ok when the C agrees on every sequence, Found on a mismatch, an error on bad input (no
 /// tree, a tree the harness cannot be built from), Incomplete when the run broke off.
 pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
-    let prog = load_model(&a.model).map_err(CmdError::text)?;
+    let model = model_path(a);
+    let prog = load_model(&model).map_err(CmdError::text)?;
     let mut scope = Scope::load(a.scope.as_deref().unwrap_or("default")).map_err(bad)?;
     if let Some(d) = a.max_depth {
         scope.max_depth = d;
@@ -199,7 +200,7 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             "cdiff: kernel tree {} ({}) against model {}: one sequence of {} calls",
             a.kernel.display(),
             b.release,
-            a.model.display(),
+            model_line(a, b.generation),
             seq.calls.len()
         )?;
         for n in notes {
@@ -269,19 +270,41 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
             r.sequences,
             r.mismatches.len().min(a.show)
         )?;
-        version_differences(out, &r.mismatches, b.generation)?;
+        version_differences(out, &r.mismatches, b.generation, &model)?;
         Ok(Exit::Found)
     }
 }
 
+/// The model named, else the model of the tree's generation.
+fn model_path(a: &CdiffArgs) -> PathBuf {
+    a.model
+        .clone()
+        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into())
+}
+
+/// The model in use and why: `PATH (the model of a v7.2 tree ...)`.
+fn model_line(a: &CdiffArgs, g: &crate::charness::generation::Generation) -> String {
+    let m = model_path(a);
+    format!(
+        "{} ({})",
+        m.display(),
+        g.model_origin(&m, a.model.is_some())
+    )
+}
+
 /// How many of the mismatches first differ in a field where the tree's generation is known to
-/// differ from the v7.3 model (a line per version difference; nothing on a v7.3 tree). They stay
-/// mismatches: the model is not compared with that tree's C past them.
+/// differ from the v7.3 model (a line per version difference; nothing on a v7.3 tree, nor with
+/// the tree generation's own model). They stay mismatches: the model is not compared with that
+/// tree's C past them.
 fn version_differences(
     out: &mut dyn Write,
     mismatches: &[crate::cdiff::mismatch::Mismatch],
     g: &crate::charness::generation::Generation,
+    model: &std::path::Path,
 ) -> std::io::Result<()> {
+    if g.is_own_model(model) {
+        return Ok(());
+    }
     for v in g.differences {
         let n = mismatches
             .iter()

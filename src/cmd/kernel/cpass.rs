@@ -18,6 +18,8 @@ use std::io::Write;
 /// What every pass of one run shares.
 pub(crate) struct Ctx<'a> {
     pub a: &'a CcheckArgs,
+    /// The model in use (named, or the tree generation's).
+    pub model: &'a std::path::Path,
     pub prog: &'a crate::lang::Program,
     pub prep: &'a ccheck::Prepared,
     pub plan: Plan,
@@ -188,7 +190,7 @@ pub(crate) fn run_pass(
                 divergence_text(prog, scope, d, prep.baseline.is_some())
             )?;
             let (_, c, m) = d.first_difference();
-            if let Some(v) = prep.built.generation.explain(c, m) {
+            if let Some(v) = prep.built.generation.explain_for(cx.model, c, m) {
                 write!(out, "{}", prep.built.generation.difference_text(v))?;
             }
         }
@@ -218,7 +220,7 @@ pub(crate) fn run_pass(
             "calls": d.calls.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
             "c_world": d.c,
             "model_world": d.model,
-            "version_difference": version_difference(prep.built.generation, d),
+            "version_difference": version_difference(prep.built.generation, cx.model, d),
         })),
         "first": failure.map_or(serde_json::Value::Null, |f| {
             crate::ccheck::consequence::finding_json(f, calls.len())
@@ -252,10 +254,11 @@ pub(crate) fn run_pass(
 /// JSON (null when none does).
 fn version_difference(
     g: &crate::charness::generation::Generation,
+    model: &std::path::Path,
     d: &ccheck::diverge::Divergence,
 ) -> serde_json::Value {
     let (_, c, m) = d.first_difference();
-    g.explain(c, m).map_or(
+    g.explain_for(model, c, m).map_or(
         serde_json::Value::Null,
         |v| serde_json::json!({"name": v.name, "tree_generation": g.name, "what": v.what}),
     )
