@@ -11,6 +11,25 @@ use std::path::{Path, PathBuf};
 /// oracle, the reproducers and the C search's model side default to.
 pub const BASELINE: &str = "models/v7.3-rc4/baseline.rmap";
 
+/// The model of v7.2 trees (one page offset keys both rmap trees), compared with a 7.2 tree's C.
+pub const V7_2_MODEL: &str = "models/v7.2/v7.2.rmap";
+
+/// The models of trees older than the baseline's. They are checked when named, and against
+/// their own trees' C; `check` with no model and the fuzzers (whose worlds are v7.3's, with an
+/// anonymous page offset of its own) leave them out.
+pub const OLDER_TREES: &[&str] = &[V7_2_MODEL];
+
+/// Whether `model` is one of [`OLDER_TREES`] (the same file, by whatever path).
+pub fn is_older_trees_model(model: &Path) -> bool {
+    OLDER_TREES.iter().any(|o| {
+        let own = Path::new(o);
+        match (model.canonicalize(), own.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => model.ends_with(own),
+        }
+    })
+}
+
 /// Why a model cannot be found or loaded. The messages of a single model argument
 /// ([`resolve_model`], [`load_model`]) end their own lines, like rendered diagnostics.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -207,7 +207,7 @@ static inline void glue_vmg_set_anon_pgoff(struct vma_merge_struct *vmg, pgoff_t
 pub const V7_2: Generation = Generation {
     name: "v7.2",
     read_in: "7.2.13",
-    model: V7_2_MODEL,
+    model: crate::models::V7_2_MODEL,
     marker: "vma_interval_tree_insert_after",
     differences: &[ONE_PAGE_OFFSET],
     renames: &[
@@ -236,9 +236,6 @@ pub const V7_2: Generation = Generation {
 ",
     shims: V7_2_SHIMS,
 };
-
-/// The model of a 7.2 tree: the v7.3 model with 7.2's one page offset (models/v7.2/).
-pub const V7_2_MODEL: &str = "models/v7.2/v7.2.rmap";
 
 /// 7.2's VMA has one page offset; v7.3 added the anonymous one.
 pub const ONE_PAGE_OFFSET: VersionDifference = VersionDifference {
@@ -428,12 +425,6 @@ pub fn model_for(tree: &Path) -> &'static str {
     detect(tree).unwrap_or(GENERATIONS[0]).model
 }
 
-/// Whether `model` is the model of a generation older than the newest (`models/v7.2/v7.2.rmap`):
-/// `check` with no model checks the baseline and the patch models, not these.
-pub fn is_older_trees_model(model: &Path) -> bool {
-    GENERATIONS[1..].iter().any(|g| g.is_own_model(model))
-}
-
 /// [`detect_text`] on the tree's mm/interval_tree.c.
 pub fn detect(tree: &Path) -> Result<&'static Generation, String> {
     Ok(detect_text(&csource::read(
@@ -444,6 +435,7 @@ pub fn detect(tree: &Path) -> Result<&'static Generation, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::V7_2_MODEL;
 
     /// Tiny interval_tree.c files in kernel style, with none of the kernel's text: which
     /// functions each defines is all that tells them apart.
@@ -490,15 +482,17 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("mm")).unwrap();
         std::fs::write(d.path().join("mm/interval_tree.c"), ROOT_STYLE).unwrap();
-        assert_eq!(model_for(d.path()), V7_2_MODEL);
+        assert_eq!(model_for(d.path()), crate::models::V7_2_MODEL);
         std::fs::write(d.path().join("mm/interval_tree.c"), OWNER_STYLE).unwrap();
         assert_eq!(model_for(d.path()), crate::models::BASELINE);
         assert_eq!(
             model_for(&d.path().join("nothere")),
             crate::models::BASELINE
         );
-        assert!(is_older_trees_model(Path::new(V7_2_MODEL)));
-        assert!(!is_older_trees_model(Path::new(crate::models::BASELINE)));
+        assert!(crate::models::is_older_trees_model(Path::new(V7_2_MODEL)));
+        assert!(!crate::models::is_older_trees_model(Path::new(
+            crate::models::BASELINE
+        )));
         let o = V7_2.model_origin(Path::new(V7_2_MODEL), false);
         assert_eq!(o, "the default for a v7.2 tree, read in 7.2.13");
         let o = V7_2.model_origin(Path::new(crate::models::BASELINE), true);

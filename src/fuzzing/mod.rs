@@ -63,8 +63,9 @@ pub fn models_dir(default: &Path) -> PathBuf {
     }
 }
 
-/// Every `*.rmap` file under `root` outside directories named `lib`, sorted by path. These are
-/// the candidate top-level models; `lib/` holds the pieces they include.
+/// Every `*.rmap` file under `root` outside directories named `lib` (and `mutants`), sorted by
+/// path, but the models of older trees ([`crate::models::OLDER_TREES`]). These are the candidate
+/// top-level models; `lib/` holds the pieces they include.
 pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, ModelsError> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ModelsError> {
         let unreadable = |error| ModelsError::Unreadable {
@@ -82,7 +83,10 @@ pub fn model_files(root: &Path) -> Result<Vec<PathBuf>, ModelsError> {
                     continue;
                 }
                 walk(&p, out)?;
-            } else if p.extension().is_some_and(|e| e == "rmap") {
+            } else if p.extension().is_some_and(|e| e == "rmap")
+                && !crate::models::is_older_trees_model(&p)
+            {
+                // an older tree's model is left out: the decoded worlds are v7.3's
                 out.push(p);
             }
         }

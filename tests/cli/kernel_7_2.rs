@@ -231,3 +231,36 @@ fn cdiff_of_the_v7_3_model_on_a_7_2_tree_differs_only_by_the_one_page_offset_at_
         "{out}"
     );
 }
+
+/// `review` on a 7.2 tree compares its C with the 7.2 model unless told otherwise, as
+/// `check --kernel` does (a one-line comment patch, made at test time).
+#[test]
+fn review_of_a_patch_to_a_7_2_tree_uses_the_7_2_model() {
+    let Some(t) = tree_7_2() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let diff = super::series::Files::new(&t).diff(&[super::series::Edit {
+        file: "mm/vma.c",
+        find: "#include \"vma_internal.h\"\n",
+        replace: "#include \"vma_internal.h\"\n/* a comment of ours */\n",
+    }]);
+    let p = d.path().join("one.diff");
+    std::fs::write(&p, diff).unwrap();
+    let (rc, out, err) = super::bin::rmapcheck(&[
+        "review".as_ref(),
+        p.as_os_str(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        "--scope".as_ref(),
+        "default".as_ref(),
+        "--max-depth".as_ref(),
+        "2".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(err.contains("patch 1/1: holds"), "{err}");
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("model {V7_2_MODEL} chooses the calls")),
+        "{out}"
+    );
+}

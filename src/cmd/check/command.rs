@@ -51,7 +51,7 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         // the baseline and the patch models: an older tree's model (models/v7.2/) is checked
         // when named, and against its tree's C by `check --kernel`
         let mut found = discover_models(Path::new("models"), false);
-        found.retain(|m| !crate::charness::generation::is_older_trees_model(m));
+        found.retain(|m| !crate::models::is_older_trees_model(m));
         if found.is_empty() {
             return Err(CmdError::line(format_args!(
                 "rmapcheck check: no models given and none found under ./models"

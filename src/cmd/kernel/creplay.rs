@@ -27,10 +27,10 @@ pub struct Args {
     /// Inject this C mutant (an edit spec, or a directory of them) after the patches.
     #[arg(id = "c_mutant", long = "c-mutant", value_name = "C_MUTANT")]
     pub mutants: Vec<PathBuf>,
-    /// The model whose worlds the calls are checked in and compared with (default: the
-    /// baseline).
-    #[arg(long, default_value = crate::models::BASELINE)]
-    pub model: PathBuf,
+    /// The model whose worlds the calls are checked in and compared with (default: the model
+    /// of the tree's generation, models/v7.2/v7.2.rmap for a 7.2 tree, else the baseline).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
 }
 
 fn bad(msg: impl std::fmt::Display) -> CmdError {
@@ -56,7 +56,11 @@ pub fn creplay(a: &Args, out: &mut dyn Write) -> CmdResult {
         mutants,
     };
     let prepared = ccheck::prepare(&src).map_err(bad)?;
-    let prog = crate::models::load_model(&a.model).map_err(bad)?;
+    let model = a
+        .model
+        .clone()
+        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into());
+    let prog = crate::models::load_model(&model).map_err(bad)?;
     let scope = crate::scope::Scope::builtin("default").expect("the default scope");
     let sys = fuzz::system(&prog, &scope, &prepared, Vec::new()).map_err(bad)?;
     let mut refused = None;

@@ -35,9 +35,10 @@ pub struct ReviewArgs {
     /// Write the replies to this mbox (default: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
-    /// The model that chooses the calls offered and is compared at a failure.
-    #[arg(long, default_value = crate::models::BASELINE)]
-    pub model: PathBuf,
+    /// The model that chooses the calls offered and is compared at a failure (default: the
+    /// model of the tree's generation, models/v7.2/v7.2.rmap for a 7.2 tree, else the baseline).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
     /// A built-in scope or a scope TOML file (default: default).
     #[arg(long)]
     pub scope: Option<String>,
@@ -64,7 +65,11 @@ fn bad(e: impl std::fmt::Display) -> CmdError {
 /// `out`.
 pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let series = mail::read(&a.series).map_err(bad)?;
-    let prog = load_model(&a.model).map_err(CmdError::text)?;
+    let model = a
+        .model
+        .clone()
+        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into());
+    let prog = load_model(&model).map_err(CmdError::text)?;
     // every C pass, as `check --kernel` runs them, unless a scope narrows the review
     let mut passes = match &a.scope {
         Some(s) => vec![Scope::load(s).map_err(bad)?],
@@ -124,10 +129,10 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             } else {
                 passes[0].summary()
             },
-            a.model.display()
+            model.display()
         ),
         invariants: report::invariants_line(),
-        model: a.model.display().to_string(),
+        model: model.display().to_string(),
         flags,
     };
     // the patches as files, in a directory named by their text, so that the harness builds
@@ -167,6 +172,7 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         } else {
             let cx = Check {
                 a,
+                model: &model,
                 prog: &prog,
                 passes: &passes,
                 threads,
@@ -229,6 +235,8 @@ fn progress_bar(enabled: bool, n: usize) -> Option<indicatif::ProgressBar> {
 /// What every patch's check shares.
 struct Check<'a> {
     a: &'a ReviewArgs,
+    /// The model in use (named, or the tree generation's).
+    model: &'a Path,
     prog: &'a crate::lang::Program,
     passes: &'a [Scope],
     threads: usize,
@@ -292,7 +300,7 @@ fn check_one(
     };
     r.superseded = prep.built.superseded.clone();
     let args = CcheckArgs {
-        model: cx.a.model.clone(),
+        model: Some(cx.model.to_path_buf()),
         kernel: cx.a.kernel.clone(),
         patches: applied.clone(),
         mutants: Vec::new(),
@@ -309,6 +317,7 @@ fn check_one(
     };
     let ctx = Ctx {
         a: &args,
+        model: cx.model,
         prog: cx.prog,
         prep: &prep,
         plan: Plan {
