@@ -19,15 +19,22 @@ pub const V7_2_MODEL: &str = "models/v7.2/v7.2.rmap";
 /// anonymous page offset of its own) leave them out.
 pub const OLDER_TREES: &[&str] = &[V7_2_MODEL];
 
-/// Whether `model` is one of [`OLDER_TREES`] (the same file, by whatever path).
+/// Whether `model` is one of [`OLDER_TREES`]: the same file, or a file at the same place in
+/// another models directory (a copy of `models/`, such as the fuzz targets' `rmapcheck-models/`).
 pub fn is_older_trees_model(model: &Path) -> bool {
     OLDER_TREES.iter().any(|o| {
         let own = Path::new(o);
-        match (model.canonicalize(), own.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => model.ends_with(own),
-        }
+        same_file(model, own) || own.strip_prefix("models").is_ok_and(|r| model.ends_with(r))
     })
+}
+
+/// Whether `a` and `b` name the same file: the same canonical path, or (where either cannot
+/// be resolved) the same path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// Why a model cannot be found or loaded. The messages of a single model argument

@@ -101,11 +101,7 @@ impl Generation {
 
     /// Whether `model` names this generation's model file.
     pub fn is_own_model(&self, model: &Path) -> bool {
-        let own = Path::new(self.model);
-        match (model.canonicalize(), own.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => model == own,
-        }
+        crate::models::same_file(model, Path::new(self.model))
     }
 
     /// Why `model` is the one compared with this generation's tree, for the reports' tree line:
@@ -425,6 +421,12 @@ pub fn model_for(tree: &Path) -> &'static str {
     detect(tree).unwrap_or(GENERATIONS[0]).model
 }
 
+/// The model `named` on the command line, else [`model_for`] the tree: what `check --kernel`,
+/// `cdiff`, `creplay` and `review` compare the tree's C with.
+pub fn model_or_default(named: Option<&Path>, tree: &Path) -> std::path::PathBuf {
+    named.map_or_else(|| model_for(tree).into(), Path::to_path_buf)
+}
+
 /// [`detect_text`] on the tree's mm/interval_tree.c.
 pub fn detect(tree: &Path) -> Result<&'static Generation, String> {
     Ok(detect_text(&csource::read(
@@ -493,6 +495,17 @@ mod tests {
         assert!(!crate::models::is_older_trees_model(Path::new(
             crate::models::BASELINE
         )));
+        // the same model in a copy of the models directory (the fuzz targets' beside the
+        // executable) is the older tree's model too
+        assert!(crate::models::is_older_trees_model(Path::new(
+            "/nowhere/rmapcheck-models/v7.2/v7.2.rmap"
+        )));
+        let named = Path::new("models/patches/x.rmap");
+        assert_eq!(model_or_default(Some(named), d.path()), named);
+        assert_eq!(
+            model_or_default(None, &d.path().join("nothere")),
+            Path::new(crate::models::BASELINE)
+        );
         let o = V7_2.model_origin(Path::new(V7_2_MODEL), false);
         assert_eq!(o, "the default for a v7.2 tree, read in 7.2.13");
         let o = V7_2.model_origin(Path::new(crate::models::BASELINE), true);

@@ -142,13 +142,6 @@ pub struct FuzzModel {
     pub contract: bool,
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// Load every model under `root` that defines the entry points ([`ENTRY_MARKER`]), in the
 /// order the model selector byte indexes (baseline first), skipping mutants and models with a
 /// known callers-mode finding ([`known_findings`]). A model that does not load is an error (with
@@ -157,7 +150,11 @@ pub fn load_models(root: &Path) -> Result<Vec<FuzzModel>, ModelsError> {
     let mut out = Vec::new();
     let known = known_findings(root);
     for p in model_files(root)? {
-        let finding = |mode| known.iter().any(|(k, m)| *m == mode && same_file(k, &p));
+        let finding = |mode| {
+            known
+                .iter()
+                .any(|(k, m)| *m == mode && crate::models::same_file(k, &p))
+        };
         if finding(crate::scope::Mode::Callers) {
             continue;
         }

@@ -39,9 +39,7 @@ impl CcheckArgs {
     /// The model named, else the model of the tree's generation (the v7.3 baseline for a v7.3
     /// tree, models/v7.2/v7.2.rmap for a 7.2 one).
     pub fn model_path(&self) -> PathBuf {
-        self.model
-            .clone()
-            .unwrap_or_else(|| crate::charness::generation::model_for(&self.kernel).into())
+        crate::charness::generation::model_or_default(self.model.as_deref(), &self.kernel)
     }
 
     /// The C search that `check` options with `--kernel` ask for; `None` without `--kernel`

@@ -277,9 +277,7 @@ pub fn cdiff_cmd(a: &CdiffArgs, out: &mut dyn Write, err: &mut dyn Write) -> Cmd
 
 /// The model named, else the model of the tree's generation.
 fn model_path(a: &CdiffArgs) -> PathBuf {
-    a.model
-        .clone()
-        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into())
+    crate::charness::generation::model_or_default(a.model.as_deref(), &a.kernel)
 }
 
 /// The model in use and why: `PATH (the model of a v7.2 tree ...)`.

@@ -56,10 +56,7 @@ pub fn creplay(a: &Args, out: &mut dyn Write) -> CmdResult {
         mutants,
     };
     let prepared = ccheck::prepare(&src).map_err(bad)?;
-    let model = a
-        .model
-        .clone()
-        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into());
+    let model = crate::charness::generation::model_or_default(a.model.as_deref(), &a.kernel);
     let prog = crate::models::load_model(&model).map_err(bad)?;
     let scope = crate::scope::Scope::builtin("default").expect("the default scope");
     let sys = fuzz::system(&prog, &scope, &prepared, Vec::new()).map_err(bad)?;

@@ -65,10 +65,7 @@ fn bad(e: impl std::fmt::Display) -> CmdError {
 /// `out`.
 pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResult {
     let series = mail::read(&a.series).map_err(bad)?;
-    let model = a
-        .model
-        .clone()
-        .unwrap_or_else(|| crate::charness::generation::model_for(&a.kernel).into());
+    let model = crate::charness::generation::model_or_default(a.model.as_deref(), &a.kernel);
     let prog = load_model(&model).map_err(CmdError::text)?;
     // every C pass, as `check --kernel` runs them, unless a scope narrows the review
     let mut passes = match &a.scope {
