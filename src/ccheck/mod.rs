@@ -143,11 +143,22 @@ fn prepare_with(src: &Source, harness: Flavour) -> Result<Prepared, String> {
             outside,
         });
     }
+    prepare_covered_copy(&o, outside)
+}
+
+/// [`prepare_covered`] of a copy already patched (`review` applies a series to one copy, a
+/// patch at a time): the changed lines found, the copy's harness built with coverage, and the
+/// unpatched tree's harness. `outside` is what [`patch::apply`] said of the files the harness
+/// does not build.
+pub fn prepare_covered_copy(
+    o: &overlay::Overlay,
+    outside: Vec<String>,
+) -> Result<Prepared, String> {
     let changes = coverage::changes(o.tree(), o.root(), &o.edited())?;
     Ok(Prepared {
         built: build::build_covered(o.root(), o.salt())?,
         applied: o.applied.clone(),
-        baseline: Some(build::build(tree)?),
+        baseline: Some(build::build(o.tree())?),
         changes: Some(changes),
         outside,
     })

@@ -12,7 +12,7 @@ use super::cargs::CcheckArgs;
 use super::cpass::Ctx;
 use super::cplan;
 use crate::ccheck::deepen::Plan;
-use crate::ccheck::{self, overlay::Overlay, patch, report, Source};
+use crate::ccheck::{self, overlay::Overlay, patch, report};
 use crate::charness::build;
 use crate::cmd::formats::TraceFormat;
 use crate::cmd::{load_model, CmdError, CmdResult, Exit};
@@ -149,9 +149,6 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
     let threads = a.threads.unwrap_or_else(ccheck::default_threads);
     let mut stopped: Option<usize> = None;
     let mut reviews = Vec::new();
-    // the patch files applied so far, in order: the C check after patch k is that of
-    // `check --kernel TREE --patch 1.patch ... --patch k.patch`
-    let mut applied: Vec<PathBuf> = Vec::new();
     for p in &series.patches {
         let k = p.index;
         if let Some(b) = &bar {
@@ -175,7 +172,7 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
                 threads,
                 bar: &bar,
             };
-            check_one(&cx, &run, p, &mut o, &files, &mut applied, &mut r)?;
+            check_one(&cx, &run, p, &mut o, &files, &mut r)?;
             if matches!(r.verdict, Verdict::DoesNotApply(_)) {
                 stopped = Some(k);
             }
@@ -240,16 +237,14 @@ struct Check<'a> {
     bar: &'a Option<indicatif::ProgressBar>,
 }
 
-/// Apply patch `p` to the copy `o` (its file written to `dir` and added to `applied`), and
-/// check the C when it touches a file the harness builds, as `check --kernel` with every patch
-/// applied so far would.
+/// Apply patch `p` to the copy `o` (its file written to `dir`), and check the C when it touches
+/// a file the harness builds, as `check --kernel` with every patch applied so far would.
 fn check_one(
     cx: &Check,
     run: &Run,
     p: &Posting,
     o: &mut Overlay,
     dir: &Path,
-    applied: &mut Vec<PathBuf>,
     r: &mut Review,
 ) -> Result<(), CmdError> {
     let diff = p.diff();
@@ -273,7 +268,6 @@ fn check_one(
         }
         Ok(notes) => r.outside = notes,
     }
-    applied.push(file);
     if r.built.is_empty() {
         return Ok(());
     }
@@ -281,14 +275,10 @@ fn check_one(
     if let Some(b) = cx.bar {
         b.set_message(format!("patch {label}: building the harness"));
     }
-    let src = Source {
-        kernel: cx.a.kernel.clone(),
-        patches: applied.clone(),
-        mutants: Vec::new(),
-    };
-    // the patched harness with coverage of the changed lines, and the unpatched one (where the
-    // patched C's layout leaves the model's, the search replays the calls on it)
-    let prep = match ccheck::prepare_covered(&src) {
+    // the copy, patched up to this patch, as `check --kernel --patch 1.patch ... --patch
+    // k.patch` prepares it: its harness with coverage of the changed lines, and the unpatched
+    // one (where the patched C's layout leaves the model's, the search replays the calls on it)
+    let prep = match ccheck::prepare_covered_copy(o, r.outside.clone()) {
         Ok(x) => x,
         Err(e) => {
             r.verdict = Verdict::BuildFailed(e);
@@ -299,7 +289,8 @@ fn check_one(
     let args = CcheckArgs {
         model: Some(cx.model.to_path_buf()),
         kernel: cx.a.kernel.clone(),
-        patches: applied.clone(),
+        // the copy is patched already (`prep`)
+        patches: Vec::new(),
         mutants: Vec::new(),
         scope: cx.a.scope.clone(),
         mode: None,
