@@ -155,6 +155,15 @@ void glue_readers_unlocked(struct vm_area_struct *vma)
 		s->retake = true;
 }
 
+/* The VMA was freed: its address may be the next VMA's, which no reader has taken yet. */
+void glue_readers_freed(struct vm_area_struct *vma)
+{
+	struct glue_vma_snap *s = glue_snap_find(vma);
+
+	if (s)
+		*s = glue_snaps[--glue_nsnaps];
+}
+
 /*
  * Check every attached VMA the call has not write-locked against its bounds at the last
  * moment a reader could take it, then take the bounds of every attached VMA; a VMA no maple

@@ -191,6 +191,24 @@ void glue_vma_write_started(struct vm_area_struct *vma)
 		glue_wlocked[glue_nwlocked++] = vma;
 }
 
+static void glue_vma_freed(struct vm_area_struct *vma)
+{
+	int i, j = 0;
+
+	for (i = 0; i < glue_nwlocked; i++)
+		if (glue_wlocked[i] != vma)
+			glue_wlocked[j++] = glue_wlocked[i];
+	glue_nwlocked = j;
+	glue_readers_freed(vma);
+}
+
+void glue_kmem_cache_free(struct kmem_cache *cache, void *obj)
+{
+	if (cache == vm_area_cachep && obj)
+		glue_vma_freed(obj);
+	(kmem_cache_free)(cache, obj);
+}
+
 bool glue_vma_write_locked(struct vm_area_struct *vma)
 {
 	int i;

@@ -223,6 +223,7 @@ void glue_pages_temp_stack(struct mm_struct *mm);
 /* The walker checkpoints' per-VMA readers (checkpoint.c). */
 void glue_readers_begin_call(void);
 void glue_readers_unlocked(struct vm_area_struct *vma);
+void glue_readers_freed(struct vm_area_struct *vma);
 void glue_dump_pages(void);
 
 /*
@@ -270,6 +271,15 @@ void glue_anon_rmap_tree_remove(struct anon_vma_chain *avc, struct anon_vma *ano
 struct kmem_cache;
 void *glue_cache_alloc(struct kmem_cache *cache, int gfp);
 void glue_cache_free(struct kmem_cache *cache, void *p);
+
+/*
+ * kmem_cache_free() as the tree's code calls it (vm_area_free() in mm/vma_init.c): a VMA
+ * leaves the glue's tables (its write lock since the last mmap_lock release, its reader
+ * snapshot) before its memory goes back to the cache, which hands the same address to the
+ * next VMA allocated. glue.c calls the function itself as (kmem_cache_free)().
+ */
+void glue_kmem_cache_free(struct kmem_cache *cache, void *obj);
+#define kmem_cache_free(cache, obj) glue_kmem_cache_free(cache, obj)
 
 #ifndef smp_store_release
 #define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)

@@ -116,7 +116,7 @@ impl Harness {
         while let Ok(l) = self.errors.recv_timeout(Duration::from_millis(200)) {
             err.push(l);
         }
-        let tail: Vec<String> = err.iter().rev().take(12).rev().cloned().collect();
+        let tail = crash_lines(&err);
         let mut s = what.to_string();
         if let Some(st) = status {
             s += &format!(" ({st})");
@@ -265,4 +265,65 @@ fn pump(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
         }
     });
     rx
+}
+
+/// What to show of a dead harness's standard error: for an AddressSanitizer or
+/// UndefinedBehaviorSanitizer report, its error line, the first frames of its stack and its
+/// summary (the report's tail is only the shadow-byte legend); otherwise the last 12 lines.
+fn crash_lines(err: &[String]) -> Vec<String> {
+    const FRAMES: usize = 8;
+    let start = err
+        .iter()
+        .position(|l| l.contains("ERROR: AddressSanitizer") || l.contains("runtime error:"));
+    let Some(start) = start else {
+        return err.iter().rev().take(12).rev().cloned().collect();
+    };
+    let mut out = vec![err[start].clone()];
+    out.extend(
+        err[start + 1..]
+            .iter()
+            .skip_while(|l| !l.trim_start().starts_with('#'))
+            .take_while(|l| l.trim_start().starts_with('#'))
+            .take(FRAMES)
+            .cloned(),
+    );
+    if let Some(summary) = err[start..].iter().find(|l| l.starts_with("SUMMARY:")) {
+        out.push(summary.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::crash_lines;
+
+    fn lines(s: &str) -> Vec<String> {
+        s.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn an_asan_report_shows_its_error_its_first_frames_and_its_summary() {
+        let mut err = lines(
+            "noise\n==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1\n\
+             READ of size 8\n    #0 0x1 in glue_vma_mm glue.c:180\n    #1 0x2 in caller glue.c:125\n\
+             \nfreed by thread T0 here:\n    #0 0x3 in free\n\
+             SUMMARY: AddressSanitizer: heap-use-after-free glue.c:180 in glue_vma_mm",
+        );
+        err.extend((0..20).map(|i| format!("  legend {i}")));
+        let shown = crash_lines(&err);
+        assert_eq!(shown.len(), 4, "{shown:#?}");
+        assert!(shown[0].contains("heap-use-after-free"));
+        assert!(shown[1].contains("#0") && shown[1].contains("glue_vma_mm"));
+        assert!(shown[2].contains("#1 0x2 in caller"));
+        assert!(shown[3].starts_with("SUMMARY:"));
+    }
+
+    #[test]
+    fn other_output_shows_its_last_twelve_lines() {
+        let err: Vec<String> = (0..30).map(|i| format!("line {i}")).collect();
+        let shown = crash_lines(&err);
+        assert_eq!(shown.len(), 12);
+        assert_eq!(shown[0], "line 18");
+        assert_eq!(shown[11], "line 29");
+    }
 }

@@ -1,7 +1,8 @@
 //! The C fuzz target's counterexamples run again: `rmapcheck creplay` on the calls file the
 //! target wrote when it found the deep C mutant `cmutants/deep/crowded-mm-no-reinsert` (a
 //! failure no search of depth 6 can reach) fails the same check at the same call on the mutant
-//! and passes every check on the unpatched tree; a calls file that does not parse is bad input.
+//! and passes every check on the unpatched tree; a calls file that does not parse is bad input;
+//! the target's first finding in CI, a bug of the glue's, passes.
 //! The fuzz target itself, run from an empty corpus until it finds that mutant, is the ignored
 //! test at the end (it builds the target with cargo-fuzz: minutes).
 //!
@@ -57,6 +58,22 @@ fn the_fuzzers_calls_file_fails_on_the_deep_mutant_and_passes_on_the_tree() {
     assert_eq!(rc, 0, "{out}{err}");
     assert!(
         out.contains("passed: every check after each of the 15 calls (checked on the C: rb-shape"),
+        "{out}"
+    );
+}
+
+/// The target's first finding in CI was the harness's own: exit freed every VMA while the
+/// glue's table of write-locked VMAs still held them, and the mmap_lock release read each one
+/// (AddressSanitizer: heap-use-after-free in glue_vma_mm). A freed VMA now leaves the glue's
+/// tables first, so the same calls pass every check on the unpatched tree.
+#[test]
+fn a_vma_freed_while_write_locked_leaves_the_glues_tables() {
+    let Some(t) = tree() else { return };
+    let calls = Path::new("tests/fixtures/cops/exit-frees-write-locked.calls");
+    let (rc, out, err) = creplay(calls, &t, &[]);
+    assert_eq!(rc, 0, "{out}{err}");
+    assert!(
+        out.contains("passed: every check after each of the 20 calls"),
         "{out}"
     );
 }
