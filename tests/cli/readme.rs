@@ -11,12 +11,18 @@
 //!   budget), so the README can show the command a reviewer types.
 //! - A comment `not run by the README check: REASON` skips it; any other command (another
 //!   program, `$EDITOR`) is an error until it says so.
+//! - `"$tree"` is the kernel tree the C tests use (`kernel_tree`: `RMAPCHECK_KERNEL_SRC`, which
+//!   CI sets); without one a command naming it is skipped, as the C tests are. `my-series.mbx`
+//!   is then a series made at test time (the review test's three patches, one of which breaks
+//!   the lock rule), so `review` runs as a reviewer runs it.
 //! - The commands run one after another in a scratch copy of `models/`, `proofs/`, `examples/`
 //!   and `tests/scenarios/`, so `rmapcheck new` and `--trace-dir out` write there, and a later command sees
 //!   what an earlier one wrote. Each may take at most [`LIMIT`]; a README whose blocks hold no
 //!   command at all fails too.
 
+use super::kernel_tree::tree;
 use super::scratch::scratch;
+use super::series;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -37,7 +43,12 @@ struct Cmd {
     args: Option<Vec<String>>,
     /// The exit status it must end with.
     exit: i32,
+    /// It names the kernel tree (`"$tree"`), which the check puts in.
+    needs_tree: bool,
 }
+
+/// How the README names the kernel tree in a command; the check puts the tests' tree there.
+const TREE: &str = "\"$tree\"";
 
 /// The commands of `markdown`'s `sh` blocks, or what is wrong with one.
 fn commands(markdown: &str) -> Result<Vec<Cmd>, String> {
@@ -64,7 +75,9 @@ fn commands(markdown: &str) -> Result<Vec<Cmd>, String> {
             Some(k) => (t[..k].trim(), t[k + 2..].trim()),
             None => (t, ""),
         };
-        if cmd.contains(['"', '\'', '\\', '|', '>', '<', '&', ';', '$']) && !skipped(comment) {
+        let needs_tree = cmd.split_whitespace().any(|w| w == TREE);
+        let plain = cmd.replace(TREE, "");
+        if plain.contains(['"', '\'', '\\', '|', '>', '<', '&', ';', '$']) && !skipped(comment) {
             return Err(format!(
                 "README.md:{line}: `{cmd}`: quoting, pipes and redirections are not run; \
                  write plain arguments or mark it `not run by the README check: why`"
@@ -108,6 +121,7 @@ fn commands(markdown: &str) -> Result<Vec<Cmd>, String> {
             text: cmd.to_string(),
             args,
             exit,
+            needs_tree,
         });
     }
     if in_sh {
@@ -203,11 +217,37 @@ fn every_readme_command_runs_as_the_readme_says() {
     for d in ["models", "proofs", "examples", "tests/scenarios"] {
         copy_tree(&root.join(d), &dir.join(d));
     }
+    let kernel = if cmds.iter().any(|c| c.needs_tree && c.args.is_some()) {
+        tree()
+    } else {
+        None
+    };
+    if let Some(t) = &kernel {
+        let cover = "Three patches made at test time for the README check.";
+        std::fs::write(
+            dir.join("my-series.mbx"),
+            series::mbox(t, cover, &super::review::the_series()),
+        )
+        .unwrap();
+    }
     let mut bad = Vec::new();
     for c in &cmds {
-        if let Some(args) = &c.args {
-            bad.extend(run(c, args, &dir));
-        }
+        let Some(args) = &c.args else { continue };
+        let args: Vec<String> = match (&kernel, c.needs_tree) {
+            (_, false) => args.clone(),
+            (None, true) => continue,
+            (Some(t), true) => args
+                .iter()
+                .map(|a| {
+                    if a == TREE {
+                        t.display().to_string()
+                    } else {
+                        a.clone()
+                    }
+                })
+                .collect(),
+        };
+        bad.extend(run(c, &args, &dir));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
 }
@@ -240,6 +280,13 @@ fn the_readme_rules_read_blocks_as_documented() {
         e.contains("README.md:2") && e.contains("not rmapcheck"),
         "{e}"
     );
+    // the kernel tree is the one quoted word allowed, and marks the command
+    let md = "```sh\nrmapcheck review s.mbx --kernel \"$tree\"   # exits 1\nrmapcheck list\n```\n";
+    let c = commands(md).unwrap();
+    assert!(c[0].needs_tree && !c[1].needs_tree);
+    assert_eq!(c[0].exit, 1);
+    assert_eq!(c[0].args, v("review s.mbx --kernel \"$tree\""));
+    assert!(commands("```sh\nrmapcheck review s.mbx --kernel $tree\n```\n").is_err());
     let e = commands("```sh\nrmapcheck check 'a b'\n```\n").unwrap_err();
     assert!(e.contains("quoting"), "{e}");
     assert!(commands("```sh\nrmapcheck list\n").is_err());

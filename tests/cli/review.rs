@@ -148,7 +148,9 @@ fn the_real_helper_not_the_stub_runs_in_the_harness() {
     );
 }
 
-fn the_series() -> Vec<Patch> {
+/// The three-patch series (a helper with its stub, a call of it without the lock, the call
+/// under the lock); the README check reviews it too.
+pub fn the_series() -> Vec<Patch> {
     vec![
         Patch {
             subject: "mm/interval_tree: add mapping_rmap_tree_fix_last()",
