@@ -57,10 +57,11 @@ pub const ANCHORS: &[Anchor] = &[
             &["vm_area_alloc", "vm_area_dup", "vm_area_free"],
         )),
         role: "the harness compiles mm/vma_init.c whole: the VMA allocation, copy and free of \
-               __split_vma(), copy_vma(), fork's vm_area_dup() and remove_vma(). kernel/fork.c \
-               cannot be built in user space: the harness would need its own, written by us, \
-               doing what that tree's do for what the rmap reads (the range, vm_pgoff, \
-               vm_file, anon_vma, the anon_vma_chain list, the VMA lock and attach state)",
+               mmap_region(), __split_vma(), copy_vma(), fork's vm_area_dup() and \
+               remove_vma(). kernel/fork.c cannot be built in user space: the harness would \
+               need its own, written by us, doing what that tree's do for what the rmap \
+               reads (the range, vm_pgoff, vm_file, anon_vma, the anon_vma_chain list, the \
+               VMA lock and attach state)",
     },
     Anchor {
         name: "exec's stack move in mm/vma_exec.c",
@@ -118,9 +119,10 @@ pub const ANCHORS: &[Anchor] = &[
         name: "VMA flags as vma_flags_t",
         probe: Probe::Text("include/linux/mm_types.h", "vma_flags_t"),
         instead: None,
-        role: "the glue writes flags as vma_flags_t (legacy_to_vma_flags(), vma_flags_set(), \
-               the VMA_*_BIT numbers) and passes vma_modify_flags() a vma_flags_t pointer; a \
-               tree with vm_flags_t alone needs those calls written again",
+        role: "the glue (cglue/calls.c, remap.c, undo.c, dump.c) writes flags as vma_flags_t \
+               (legacy_to_vma_flags(), vma_flags_set(), the VMA_*_BIT numbers) and passes \
+               vma_modify_flags() a vma_flags_t pointer; a tree with vm_flags_t alone needs \
+               those calls written again",
     },
     Anchor {
         name: "the VMA's attach count vm_refcnt",
@@ -153,8 +155,8 @@ pub const ANCHORS: &[Anchor] = &[
         name: "remove_vma() of one VMA",
         probe: Probe::Params("mm/vma.c", "remove_vma", "struct vm_area_struct *vma"),
         instead: None,
-        role: "the glue's exit and fork teardown (cglue/calls.c, cglue/undo.c) call \
-               remove_vma(vma); a tree whose remove_vma() also takes `unreachable` needs \
+        role: "the glue's exit and fork teardown (glue_free_vmas() in cglue/calls.c) \
+               call remove_vma(vma); a tree whose remove_vma() also takes `unreachable` needs \
                those calls written again",
     },
 ];
@@ -246,7 +248,10 @@ fn found_instead(tree: &Path, instead: &Probe) -> Option<String> {
         Probe::Functions(file, _) => format!("defined in {file} instead"),
         Probe::Struct(file, name) => {
             let lines = read(tree, file).map_or(0, |t| t.lines().count());
-            format!("the tests' structs and stubs (struct {name} among them) are in one header, {file} ({lines} lines)")
+            format!(
+                "the tests' structs and stubs (struct {name} among them) are in one header, \
+                 {file} ({lines} lines)"
+            )
         }
         Probe::Text(file, text) => format!("{file} has `{text}` instead"),
         Probe::Files(files) => format!("{} instead", files.join(", ")),

@@ -4,9 +4,10 @@
 //! naming the tree as given (not a patched copy), the first anchor of the v7.x layout it
 //! differs at with what the harness would need, every other one with where 6.12 keeps it, and
 //! that no model follows it (src/charness/layout.rs; docs/FIDELITY.md, "Trees the harness
-//! refuses"). The supported trees (`RMAPCHECK_KERNEL_SRC`, v7.3, and
+//! refuses"). The supported trees (v7.3, from tests/cli/kernel_tree.rs, and
 //! `RMAPCHECK_KERNEL_SRC_7_2`) differ at no anchor. Without a tree's variable its tests print
-//! a SKIPPED line: CI fetches no 6.12 or 7.2 tree.
+//! a SKIPPED line: CI fetches no 6.12 or 7.2 tree; there a tree of our own tiny files, laid out
+//! as 6.12 is, shows the refusal.
 
 use rmapcheck::charness::layout;
 use std::ffi::OsStr;
@@ -143,13 +144,76 @@ fn a_patched_6_12_tree_and_cdiff_and_review_are_refused_the_same_way() {
 /// of an older tree never names a difference these trees share.
 #[test]
 fn the_supported_trees_differ_at_no_anchor() {
-    for (var, what) in [
-        ("RMAPCHECK_KERNEL_SRC", "v7.3"),
-        ("RMAPCHECK_KERNEL_SRC_7_2", "7.2"),
-    ] {
-        let Some(t) = named_tree(var, what) else {
-            continue;
-        };
+    let trees = [
+        ("v7.3", super::kernel_tree::tree()),
+        ("7.2", named_tree("RMAPCHECK_KERNEL_SRC_7_2", "7.2")),
+    ];
+    for (what, t) in trees {
+        let Some(t) = t else { continue };
         assert_eq!(layout::differences(&t), vec![], "{what}: {}", t.display());
+    }
+}
+
+/// Without any kernel tree (as in CI): a tree of our own tiny files, laid out as 6.12 is (no
+/// mm/vma_init.c, mm/vma_exec.c or tests' include/; the allocator in kernel/fork.c, the mmap
+/// functions in mm/mmap.c, one vma_internal.h), is refused with exit 2 by `check --kernel`,
+/// naming the first anchor with where it is instead and the rest numbered.
+#[test]
+fn a_tree_laid_out_as_6_12_is_refused_without_a_kernel_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let fns = |names: &[&str]| -> String {
+        names
+            .iter()
+            .map(|n| format!("int {n}(int a)\n{{\n\treturn a;\n}}\n\n"))
+            .collect()
+    };
+    let files: [(&str, String); 5] = [
+        (
+            "Makefile",
+            "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n".into(),
+        ),
+        ("mm/vma.c", fns(&["vma_expand"])),
+        (
+            "kernel/fork.c",
+            fns(&["vm_area_alloc", "vm_area_dup", "vm_area_free"]),
+        ),
+        (
+            "mm/mmap.c",
+            fns(&[
+                "mmap_region",
+                "__vm_munmap",
+                "expand_downwards",
+                "relocate_vma_down",
+            ]),
+        ),
+        (
+            "tools/testing/vma/vma_internal.h",
+            "struct vm_area_struct {\n\tint a;\n};\n".into(),
+        ),
+    ];
+    for (p, t) in &files {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    }
+    let (rc, out, err) = run(&["check".as_ref(), "--kernel".as_ref(), d.path().as_os_str()]);
+    assert_eq!(rc, 2, "{out}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for e in [
+        "a 6.12.0 tree lacks tools/testing/shared",
+        "First: the VMA allocator in mm/vma_init.c: no mm/vma_init.c; defined in kernel/fork.c \
+         instead (the harness compiles mm/vma_init.c whole",
+        "\n  2. exec's stack move in mm/vma_exec.c: no mm/vma_exec.c; defined in mm/mmap.c \
+         instead\n",
+        "\n  3. the userland VMA tests' include/ headers: no tools/testing/vma/include/stubs.h, \
+         tools/testing/vma/include/custom.h, tools/testing/vma/include/dup.h; the tests' \
+         structs and stubs (struct vm_area_struct among them) are in one header, \
+         tools/testing/vma/vma_internal.h (3 lines)\n",
+        "\n  4. mmap, munmap and stack growth in mm/vma.c: mm/vma.c does not define \
+         mmap_region(), __vm_munmap(), expand_downwards(); defined in mm/mmap.c instead\n",
+        "\n  5. the anon_vma functions of mm/rmap.c: no mm/rmap.c\n",
+        "No model follows a 6.12.0 tree",
+    ] {
+        assert!(err.contains(e), "missing {e:?} in:\n{err}");
     }
 }
