@@ -1,9 +1,9 @@
 //! A tree of the 6.12 LTS line (Debian's linux-source-6.12, which
 //! `scripts/fetch-kernel.sh --package linux-source-6.12` unpacks), named by
-//! `RMAPCHECK_KERNEL_SRC_6_12`, is refused (exit 2) by `check --kernel`, `cdiff` and `review`,
-//! naming the tree as given (not a patched copy), the first anchor of the v7.x layout it
-//! differs at with what the harness would need, every other one with where 6.12 keeps it, and
-//! that no model follows it (src/charness/layout.rs; docs/FIDELITY.md, "Trees the harness
+//! `RMAPCHECK_KERNEL_SRC_6_12`, is refused (exit 2) by `check --kernel`, `cdiff`, `creplay`
+//! and `review`, naming the tree as given (not a patched copy), the first anchor of the v7.x
+//! layout it differs at with what the harness would need, every other one with where 6.12
+//! keeps it, and that no model follows it (src/charness/layout.rs; docs/FIDELITY.md, "Trees the harness
 //! refuses"). The supported trees (v7.3, from tests/cli/kernel_tree.rs, and
 //! `RMAPCHECK_KERNEL_SRC_7_2`) differ at no anchor. Without a tree's variable its tests print
 //! a SKIPPED line: CI fetches no 6.12 or 7.2 tree; there a tree of our own tiny files, laid out
@@ -109,10 +109,10 @@ fn comment_patch(t: &Path, dir: &Path) -> PathBuf {
     p
 }
 
-/// With a patch the refusal comes before the copy is patched, naming the tree as given; cdiff
-/// and review refuse it the same way.
+/// With a patch the refusal comes before the copy is patched, naming the tree as given; cdiff,
+/// creplay and review refuse it the same way.
 #[test]
-fn a_patched_6_12_tree_and_cdiff_and_review_are_refused_the_same_way() {
+fn a_patched_6_12_tree_cdiff_creplay_and_review_are_refused_the_same_way() {
     let Some(t) = tree_6_12() else { return };
     let d = tempfile::tempdir().unwrap();
     let p = comment_patch(&t, d.path());
@@ -126,6 +126,15 @@ fn a_patched_6_12_tree_and_cdiff_and_review_are_refused_the_same_way() {
     assert_refused(&t, rc, &out, &err);
     assert!(!err.contains(".patched."), "{err}");
     let (rc, out, err) = run(&["cdiff".as_ref(), "--kernel".as_ref(), t.as_os_str()]);
+    assert_refused(&t, rc, &out, &err);
+    let calls =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cops/crowded-mm.calls");
+    let (rc, out, err) = run(&[
+        "creplay".as_ref(),
+        "--kernel".as_ref(),
+        t.as_os_str(),
+        calls.as_os_str(),
+    ]);
     assert_refused(&t, rc, &out, &err);
     let replies = d.path().join("replies.mbox");
     let (rc, out, err) = run(&[
