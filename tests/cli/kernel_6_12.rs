@@ -3,8 +3,8 @@
 //! `RMAPCHECK_KERNEL_SRC_6_12`, is refused (exit 2) by `check --kernel`, `cdiff`, `creplay`
 //! and `review`, naming the tree as given (not a patched copy), the first anchor of the v7.x
 //! layout it differs at with what the harness would need, every other one with where 6.12
-//! keeps it, and that no model follows it (src/charness/layout.rs; docs/FIDELITY.md, "Trees the harness
-//! refuses"). The supported trees (v7.3, from tests/cli/kernel_tree.rs, and
+//! keeps it, and that no model follows it (src/charness/layout.rs; docs/FIDELITY.md, "Trees
+//! the harness refuses"). The supported trees (v7.3, from tests/cli/kernel_tree.rs, and
 //! `RMAPCHECK_KERNEL_SRC_7_2`) differ at no anchor. Without a tree's variable its tests print
 //! a SKIPPED line: CI fetches no 6.12 or 7.2 tree; there a tree of our own tiny files, laid out
 //! as 6.12 is, shows the refusal.
