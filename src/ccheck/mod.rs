@@ -106,6 +106,8 @@ fn prepare_with(src: &Source, harness: Flavour) -> Result<Prepared, String> {
             tree.display()
         ));
     }
+    // refused as named, before any copy is patched (the refusal names the tree)
+    build::refuse_older(tree)?;
     if src.patches.is_empty() && src.mutants.is_empty() {
         let built = if harness == Flavour::Edges {
             build::build_fuzz(tree, &[])?

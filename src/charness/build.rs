@@ -13,6 +13,7 @@
 
 use super::csource::{self, Def};
 use super::generation::{self, Generation, TREE_OPS};
+use super::layout;
 use super::lock_wrappers;
 use super::precedence;
 use super::replaced::{CUSTOM_REMOVED, RMAP_FUNCTIONS, STUBS_REMOVED};
@@ -130,9 +131,10 @@ const INPUTS: &[&str] = &[
 
 /// Refuse, naming what is missing, a tree older than the layout the harness is built on: the
 /// VMA code split into mm/vma.c, mm/vma_init.c and mm/vma_exec.c, and the userland VMA tests
-/// with their `include/` headers (stubs.h, custom.h), as in v7.x. A 6.12 tree has mm/vma.c
-/// and tools/testing/vma, but neither of the other two files, and one vma_internal.h for the
-/// tests' headers.
+/// with their `include/` headers (stubs.h, custom.h), as in v7.x. The refusal names every
+/// anchor of that layout the tree differs at ([`layout`]): a 6.12 tree has mm/vma.c and
+/// tools/testing/vma, but neither of the other two files, one vma_internal.h for the tests'
+/// headers, and the rest listed in docs/FIDELITY.md ("Trees the harness refuses").
 fn older_tree(tree: &Path, release: &str) -> Result<(), String> {
     let missing: Vec<&str> = INPUTS
         .iter()
@@ -143,13 +145,20 @@ fn older_tree(tree: &Path, release: &str) -> Result<(), String> {
     if missing.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "{}: a {release} tree lacks {} that the C harness builds from (it follows the layout of \
-         v7.x trees: mm/vma_init.c, mm/vma_exec.c and tools/testing/vma/include/); older \
-         trees, 6.12 LTS among them, are not supported",
-        tree.display(),
-        missing.join(", ")
-    ))
+    Err(layout::refusal(tree, release, &missing))
+}
+
+/// [`older_tree`] on the tree `tree` as named (before a copy is patched, so that the refusal
+/// names the tree, not the copy): `Ok` for a tree whose release cannot be read or that lacks
+/// mm/vma.c, which the build refuses on its own terms.
+pub fn refuse_older(tree: &Path) -> Result<(), String> {
+    if !tree.join("mm/vma.c").is_file() {
+        return Ok(());
+    }
+    match release(tree) {
+        Ok(r) => older_tree(tree, &r),
+        Err(_) => Ok(()),
+    }
 }
 
 /// Files under [`INPUTS`] that the harness does not compile: the userland tests' own tests.

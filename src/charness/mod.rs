@@ -8,7 +8,8 @@
 //! - [`build()`] (and [`build::build_salted`], [`build::build_covered`] for a patched copy):
 //!   the harness binary of a tree, cached by a hash of its inputs ([`csource`],
 //!   [`precedence`], [`replaced`], [`lock_wrappers`] are the build-time surgery; [`generation`] the
-//!   table of the kernel trees it builds from and their names for what the glue calls);
+//!   table of the kernel trees it builds from and their names for what the glue calls; [`layout`]
+//!   the anchors of the v7.x layout a refused tree is told it differs at);
 //! - [`Harness`]: the process and its line protocol: [`Harness::reset`], [`Harness::call`],
 //!   [`Harness::dump`] (read by [`cdump::parse`]; a dump whose notes overflowed
 //!   the glue's table is a harness error), and their pipelined forms for a replay
@@ -27,6 +28,7 @@ pub mod csource;
 pub mod edges;
 pub mod generation;
 pub mod harness;
+pub mod layout;
 pub mod lock_wrappers;
 pub mod model;
 pub mod pages;

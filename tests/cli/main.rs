@@ -25,6 +25,7 @@ mod findings;
 mod fuzz_cli;
 mod import_graph;
 mod kdiff;
+mod kernel_6_12;
 mod kernel_7_2;
 mod kernel_tree;
 mod layering;

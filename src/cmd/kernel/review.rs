@@ -90,6 +90,8 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
         return Err(bad("--deepen-budget: seconds, 0 or more"));
     }
     let release = build::release(&a.kernel).map_err(bad)?;
+    // refused as named, before any copy is patched (the refusal names the tree)
+    build::refuse_older(&a.kernel).map_err(bad)?;
     for l in &series.left_out {
         writeln!(err, "rmapcheck review: left out {l}")?;
     }
