@@ -14,6 +14,16 @@ use std::time::Instant;
 /// otherwise (`check --deepen-budget`, `review --deepen-budget`).
 pub const DEFAULT_BUDGET_S: f64 = 300.0;
 
+/// A `--deepen-budget` as given: seconds, 0 or more and finite, or what is wrong with it (for
+/// the command to prefix with its name).
+pub fn budget(secs: f64) -> Result<f64, &'static str> {
+    if secs >= 0.0 && secs.is_finite() {
+        Ok(secs)
+    } else {
+        Err("--deepen-budget: seconds, 0 or more")
+    }
+}
+
 /// How far to go past the bound.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
@@ -293,6 +303,19 @@ pub fn verdict_line(
 mod tests {
     use super::*;
     use crate::cover::{diff_text, tally, Changes, Hits};
+
+    #[test]
+    fn a_budget_is_finite_seconds_from_zero() {
+        assert_eq!(budget(0.0), Ok(0.0));
+        assert_eq!(budget(DEFAULT_BUDGET_S), Ok(DEFAULT_BUDGET_S));
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                budget(bad),
+                Err("--deepen-budget: seconds, 0 or more"),
+                "{bad}"
+            );
+        }
+    }
 
     /// A run whose one changed line first runs at depth `at`, holding at every depth.
     fn runs(at: u32) -> impl FnMut(u32, Option<f64>) -> Result<Run<u32>, String> {

@@ -72,11 +72,8 @@ pub fn check(a: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdResu
         .map(|s| s.parse::<crate::cover::Accept>())
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| CmdError::line(format_args!("rmapcheck check: --accept-unreached {e}")))?;
-    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
-        return Err(CmdError::line(format_args!(
-            "rmapcheck check: --deepen-budget: seconds, 0 or more"
-        )));
-    }
+    crate::cover::deepen::budget(a.deepen_budget)
+        .map_err(|e| CmdError::line(format_args!("rmapcheck check: {e}")))?;
     let plan = passes.len() > 1;
     let mut run = Run {
         a,

@@ -48,9 +48,7 @@ pub fn ccheck(a: &CcheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
                 .map_err(|e| bad(format!("--accept-unreached {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
-        return Err(bad("--deepen-budget: seconds, 0 or more"));
-    }
+    crate::cover::deepen::budget(a.deepen_budget).map_err(bad)?;
     let src = Source {
         kernel: a.kernel.clone(),
         patches: a.patches.clone(),

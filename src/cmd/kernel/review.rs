@@ -86,9 +86,7 @@ pub fn review(a: &ReviewArgs, out: &mut dyn Write, err: &mut dyn Write) -> CmdRe
             a.kernel.display()
         )));
     }
-    if !(a.deepen_budget >= 0.0 && a.deepen_budget.is_finite()) {
-        return Err(bad("--deepen-budget: seconds, 0 or more"));
-    }
+    crate::cover::deepen::budget(a.deepen_budget).map_err(bad)?;
     let release = build::release(&a.kernel).map_err(bad)?;
     // refused as named, before any copy is patched (the refusal names the tree)
     build::refuse_older(&a.kernel).map_err(bad)?;
